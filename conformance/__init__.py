@@ -1,0 +1,1 @@
+"""The conformance suite: checks any scheduler implementation against the reference model."""

@@ -1,0 +1,52 @@
+"""Workload generators: Hypothesis strategies that draw feasible workloads as data.
+
+Feasible means every request fits the cache alone (its peak need
+blocks_for(prompt_len + max_tokens - 1) <= num_blocks), which RULES.md requires of
+every conformance workload; the filter lives here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from spec.model import Config
+from spec.rules import peak_blocks
+from spec.trace import Request, Workload, make_workload
+
+
+@st.composite
+def feasible_workloads(draw: st.DrawFn, max_requests: int = 6, max_prompt: int = 12, max_output: int = 6,
+                       max_arrival: int = 6) -> Workload:
+    """Draw a small feasible workload: tiny and ample caches, block_size 1, eos hits, arrivals mid-run."""
+    block_size = draw(st.sampled_from((1, 2, 3, 4, 8)))
+    max_num_seqs = draw(st.integers(1, 6))
+    budget = draw(st.one_of(st.integers(1, max_num_seqs + 1), st.integers(1, 32)))
+    eos = draw(st.sampled_from((None, None, 0, 7)))
+    n = draw(st.integers(1, max_requests))
+    requests = [
+        Request(f"r{i}", draw(st.integers(1, max_prompt)), draw(st.integers(1, max_output)),
+                draw(st.one_of(st.just(1), st.integers(1, max_arrival))))
+        for i in range(n)
+    ]
+    requests.sort(key=lambda r: r.arrival)
+    probe = Config(1, block_size, 1, 1)
+    peak = max(peak_blocks(probe, r.prompt_len, r.max_tokens) for r in requests)
+    num_blocks = draw(st.one_of(st.just(peak), st.integers(peak, peak + 3), st.integers(peak, peak * n + 4)))
+    eos_at = {}
+    if eos is not None:
+        for r in requests:
+            eos_at[r.seq_id] = draw(st.sets(st.integers(0, r.max_tokens - 1), max_size=2))
+    config = Config(num_blocks, block_size, max_num_seqs, budget, eos)
+    return make_workload(config, requests, eos_at=eos_at)
+
+
+def with_num_blocks(w: Workload, num_blocks: int) -> Workload:
+    """The same workload with another cache size (for output equivalence: tight vs ample)."""
+    c = w.config
+    config = Config(num_blocks, c.block_size, c.max_num_seqs, c.max_num_batched_tokens, c.eos)
+    return Workload(config, w.requests, w.sample, w.name, w.tags)
+
+
+def ample_num_blocks(w: Workload) -> int:
+    """A cache that holds every request at its peak at once: no preemption can happen."""
+    return sum(peak_blocks(w.config, r.prompt_len, r.max_tokens) for r in w.requests)

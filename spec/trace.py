@@ -1,0 +1,270 @@
+"""Workloads and traces: run the model to completion and record every step.
+
+A workload is data (config, requests with arrival steps, a sample rule); a
+trace is what the model did with it, step by step. Both read and write the JSON
+format of docs/trace-format.md, which is the test-vector and counterexample
+format of the whole project.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spec.errors import InvalidWorkload, SpecError
+from spec.model import Batch, Config, Event, Sample, State
+from spec.rules import add, initial_state, schedule_explained, update_explained
+
+FORMAT_VERSION = 1
+RULES_VERSION = "p07-rules/1"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One request of a workload, added before the schedule() of step `arrival`."""
+
+    seq_id: str
+    prompt_len: int
+    max_tokens: int
+    arrival: int = 1  # steps count from 1; 1 means before the first schedule()
+
+
+@dataclass(frozen=True, slots=True)
+class SampleRule:
+    """The model of the LLM as data: output token k of sequence s is base[s] + k, or eos at eos_at[s]."""
+
+    base: tuple[tuple[str, int], ...] = ()  # per-sequence first token
+    eos_at: tuple[tuple[str, tuple[int, ...]], ...] = ()  # output positions that sample eos
+    eos: int | None = None  # the token sampled at those positions (the config's eos)
+
+    def __call__(self, seq_id: str, output: tuple[int, ...]) -> int:
+        k = len(output)
+        if k in dict(self.eos_at).get(seq_id, ()):
+            assert self.eos is not None
+            return self.eos
+        return dict(self.base)[seq_id] + k
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """Config, requests in arrival order and the sample rule: everything a run depends on."""
+
+    config: Config
+    requests: tuple[Request, ...]
+    sample: SampleRule
+    name: str = ""
+    tags: tuple[str, ...] = ()
+
+
+def make_workload(config: Config, requests: Iterable[Request], base: Mapping[str, int] | None = None,
+                  eos_at: Mapping[str, Iterable[int]] | None = None, name: str = "",
+                  tags: Iterable[str] = ()) -> Workload:
+    """Build a workload; a sequence without a base gets 100 * (its index + 1), as in the card."""
+    reqs = tuple(requests)
+    base = dict(base or {})
+    eos_at = {k: tuple(sorted(v)) for k, v in (eos_at or {}).items() if v}
+    if eos_at and config.eos is None:
+        raise InvalidWorkload(f"sample.eos_at is {eos_at} but config.eos is None; set config.eos to a token")
+    rule = SampleRule(
+        base=tuple((r.seq_id, base.get(r.seq_id, 100 * (i + 1))) for i, r in enumerate(reqs)),
+        eos_at=tuple(sorted(eos_at.items())), eos=config.eos)
+    return Workload(config, reqs, rule, name, tuple(tags))
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One schedule() + update() pair and what it did."""
+
+    step: int
+    added: tuple[str, ...]  # requests added just before this schedule()
+    batch: Batch
+    events: tuple[Event, ...]  # schedule's decisions, then update's
+    sampled: tuple[tuple[str, int], ...]  # sample calls in order: (seq_id, token)
+    finished: tuple[str, ...]  # what update() returned
+    after_schedule: State
+    after_update: State
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """A whole run of the model on a workload."""
+
+    workload: Workload
+    steps: tuple[Step, ...] = field(default=())
+
+    @property
+    def final(self) -> State:
+        return self.steps[-1].after_update if self.steps else initial_state(self.workload.config)
+
+    def outputs(self) -> dict[str, tuple[int, ...]]:
+        """Each finished sequence's output."""
+        return {s.seq_id: s.output for s in self.final.finished}
+
+
+def liveness_bound(requests: Sequence[Request]) -> int:
+    """The most steps a feasible workload can take: (last arrival - 1) + sum(prompt_len + max_tokens - 1).
+
+    Every step that has arrived, unfinished work advances running[0] by >= 1 token
+    (running[0] is never preempted), and a sequence computes at most
+    prompt_len + max_tokens - 1 tokens while it is running[0]; only steps before the
+    last arrival can be idle.
+    """
+    if not requests:
+        return 0
+    return max(r.arrival for r in requests) - 1 + sum(r.prompt_len + r.max_tokens - 1 for r in requests)
+
+
+def run(config: Config, requests: Sequence[Request], sample: Sample, name: str = "") -> Trace:
+    """Drive the model to completion: add arrivals, then schedule() and update(), step by step."""
+    workload = (Workload(config, tuple(requests), sample, name) if isinstance(sample, SampleRule)
+                else Workload(config, tuple(requests), SampleRule(), name))
+    for r in requests:
+        if type(r.arrival) is not int or r.arrival < 1:
+            raise InvalidWorkload(f"request {r.seq_id!r}: arrival must be an int >= 1, got {r.arrival!r}")
+    pending = sorted(requests, key=lambda r: r.arrival)
+    bound = liveness_bound(requests)
+    state = initial_state(config)
+    steps: list[Step] = []
+    calls: list[tuple[str, int]] = []  # every sample call of the run: (seq_id, token)
+
+    def recording(seq_id: str, output: tuple[int, ...]) -> int:
+        token = sample(seq_id, output)
+        calls.append((seq_id, token))
+        return token
+
+    step = 0
+    while pending or state.waiting or state.running:
+        step += 1
+        if step > bound:
+            raise SpecError(f"the model ran past the liveness bound {bound} steps; this is a bug in the spec")
+        added = []
+        while pending and pending[0].arrival == step:
+            r = pending.pop(0)
+            state = add(state, r.seq_id, r.prompt_len, r.max_tokens)
+            added.append(r.seq_id)
+        after_schedule, batch, s_events = schedule_explained(state)
+        first_call = len(calls)
+        state, done, u_events = update_explained(after_schedule, recording)
+        steps.append(Step(step, tuple(added), batch, s_events + u_events, tuple(calls[first_call:]),
+                          tuple(s.seq_id for s in done), after_schedule, state))
+    return Trace(workload, tuple(steps))
+
+
+def run_workload(workload: Workload) -> Trace:
+    """Run a workload with its own sample rule."""
+    trace = run(workload.config, workload.requests, workload.sample, workload.name)
+    return Trace(workload, trace.steps)
+
+
+# --- JSON ------------------------------------------------------------------------------
+
+
+def config_to_json(c: Config) -> dict[str, object]:
+    return {"num_blocks": c.num_blocks, "block_size": c.block_size, "max_num_seqs": c.max_num_seqs,
+            "max_num_batched_tokens": c.max_num_batched_tokens, "eos": c.eos}
+
+
+def workload_to_json(w: Workload) -> dict[str, object]:
+    return {
+        "format": "schedcheck/workload", "version": FORMAT_VERSION, "rules": RULES_VERSION,
+        "name": w.name, "tags": list(w.tags), "config": config_to_json(w.config),
+        "requests": [{"seq_id": r.seq_id, "prompt_len": r.prompt_len, "max_tokens": r.max_tokens,
+                      "arrival": r.arrival} for r in w.requests],
+        "sample": {"base": dict(w.sample.base), "eos_at": {k: list(v) for k, v in w.sample.eos_at}},
+    }
+
+
+def snapshot_to_json(s: State) -> dict[str, object]:
+    return {
+        "blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions,
+        "waiting": [q.seq_id for q in s.waiting], "running": [q.seq_id for q in s.running],
+        "finished": [q.seq_id for q in s.finished],
+        "seqs": {q.seq_id: {"num_computed": q.num_computed, "num_tokens": q.num_tokens,
+                            "num_blocks": q.num_blocks, "status": q.status.name, "output": list(q.output)}
+                 for q in sorted(s.seqs(), key=lambda q: q.seq_id)},
+    }
+
+
+def trace_to_json(t: Trace) -> dict[str, object]:
+    return {
+        "format": "schedcheck/trace", "version": FORMAT_VERSION, "rules": RULES_VERSION,
+        "workload": workload_to_json(t.workload),
+        "steps": [{
+            "step": s.step, "added": list(s.added), "schedule": [[i, n] for i, n in s.batch],
+            "sampled": [[i, tok] for i, tok in s.sampled], "finished": list(s.finished),
+            "events": [e.to_json() for e in s.events],
+            "after_schedule": snapshot_to_json(s.after_schedule), "after_update": snapshot_to_json(s.after_update),
+        } for s in t.steps],
+        "outputs": {k: list(v) for k, v in sorted(t.outputs().items())},
+        "num_preemptions": t.final.num_preemptions,
+    }
+
+
+def _field(obj: Mapping[str, object], key: str, kind: type, where: str) -> object:
+    if key not in obj:
+        raise InvalidWorkload(f"{where}: missing field {key!r}; see docs/trace-format.md")
+    value = obj[key]
+    if kind is int and (type(value) is not int):
+        raise InvalidWorkload(f"{where}.{key} must be an int, got {value!r}")
+    if kind is not int and not isinstance(value, kind):
+        raise InvalidWorkload(f"{where}.{key} must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+def workload_from_json(obj: object) -> Workload:
+    """Read a workload (or the workload of a trace) from parsed JSON, naming any bad field."""
+    if not isinstance(obj, dict):
+        raise InvalidWorkload(f"a workload must be a JSON object, got {type(obj).__name__}")
+    if obj.get("format") == "schedcheck/trace":
+        obj = obj.get("workload")
+        if not isinstance(obj, dict):
+            raise InvalidWorkload("trace.workload must be a JSON object")
+    version = obj.get("version", FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise InvalidWorkload(f"workload.version is {version!r}; this schedcheck reads version {FORMAT_VERSION}")
+    c = _field(obj, "config", dict, "workload")
+    assert isinstance(c, dict)
+    eos = c.get("eos")
+    if eos is not None and type(eos) is not int:
+        raise InvalidWorkload(f"workload.config.eos must be an int or null, got {eos!r}")
+    config = Config(*(_field(c, k, int, "workload.config") for k in  # type: ignore[arg-type]
+                      ("num_blocks", "block_size", "max_num_seqs", "max_num_batched_tokens")), eos=eos)
+    raw = _field(obj, "requests", list, "workload")
+    assert isinstance(raw, list)
+    requests = []
+    for i, r in enumerate(raw):
+        where = f"workload.requests[{i}]"
+        if not isinstance(r, dict):
+            raise InvalidWorkload(f"{where} must be an object, got {r!r}")
+        seq_id = _field(r, "seq_id", str, where)
+        requests.append(Request(seq_id, _field(r, "prompt_len", int, where), _field(r, "max_tokens", int, where),
+                                r.get("arrival", 1)))  # type: ignore[arg-type]
+    sample = obj.get("sample", {})
+    if not isinstance(sample, dict):
+        raise InvalidWorkload(f"workload.sample must be an object, got {sample!r}")
+    base = sample.get("base", {})
+    eos_at = sample.get("eos_at", {})
+    for key, m in (("base", base), ("eos_at", eos_at)):
+        if not isinstance(m, dict):
+            raise InvalidWorkload(f"workload.sample.{key} must be an object keyed by seq_id, got {m!r}")
+    known = {r.seq_id for r in requests}
+    for seq_id, value in base.items():
+        if seq_id not in known or type(value) is not int:
+            raise InvalidWorkload(f"workload.sample.base[{seq_id!r}] = {value!r}: needs a known seq_id and an int")
+    for seq_id, value in eos_at.items():
+        if seq_id not in known or not isinstance(value, list) or any(type(k) is not int or k < 0 for k in value):
+            raise InvalidWorkload(f"workload.sample.eos_at[{seq_id!r}] = {value!r}: needs a known seq_id and "
+                                  "a list of output positions >= 0")
+    tags = obj.get("tags", [])
+    return make_workload(config, requests, base, eos_at, str(obj.get("name", "")), tags)
+
+
+def load_workload(path: str | Path) -> Workload:
+    """Read a workload or trace JSON file."""
+    try:
+        obj = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise InvalidWorkload(f"cannot read workload {str(path)!r}: {e}") from None
+    return workload_from_json(obj)

@@ -1,0 +1,60 @@
+"""Bad input raises a typed error that names the field, the value and the fix (RULES.md, Settled here)."""
+
+import pytest
+
+from spec import Config, InvalidConfig, InvalidRequest, SpecError, add, initial_state
+
+
+@pytest.mark.parametrize("field", ["num_blocks", "block_size", "max_num_seqs", "max_num_batched_tokens"])
+@pytest.mark.parametrize("value", [0, -3])
+def test_config_integers_must_be_positive(field, value):
+    args = {"num_blocks": 4, "block_size": 2, "max_num_seqs": 2, "max_num_batched_tokens": 8, field: value}
+    with pytest.raises(InvalidConfig, match=f"{field} must be >= 1, got {value}"):
+        Config(**args)
+
+
+@pytest.mark.parametrize("value", [2.0, "4", True, None])
+def test_config_integers_must_be_ints(value):
+    with pytest.raises(InvalidConfig, match="block_size must be an int"):
+        Config(4, value, 2, 8)
+
+
+def test_eos_must_be_int_or_none():
+    with pytest.raises(InvalidConfig, match="eos must be an int"):
+        Config(4, 2, 2, 8, eos="x")
+    assert Config(4, 2, 2, 8, eos=0).eos == 0
+
+
+def test_errors_share_one_base():
+    assert issubclass(InvalidConfig, SpecError) and issubclass(InvalidRequest, SpecError)
+
+
+def test_infeasible_request_is_rejected_at_add_with_the_numbers():
+    state = initial_state(Config(2, 4, 8, 64))
+    with pytest.raises(InvalidRequest) as e:
+        add(state, "a3", 9, 4)
+    msg = str(e.value)
+    for part in ("'a3'", "12 tokens", "prompt_len 9", "max_tokens 4", "3 blocks", "size 4", "num_blocks is 2"):
+        assert part in msg
+
+
+def test_request_that_fits_exactly_is_accepted():
+    state = add(initial_state(Config(3, 4, 8, 64)), "a1", 9, 4)
+    assert state.waiting[0].seq_id == "a1"
+
+
+@pytest.mark.parametrize(("args", "match"), [
+    ((1, 9, 4), "seq_id must be a str"),
+    (("a", 0, 4), "prompt_len must be an int >= 1, got 0"),
+    (("a", 2, 0), "max_tokens must be an int >= 1, got 0"),
+    (("a", 2.5, 3), "prompt_len must be an int >= 1, got 2.5"),
+])
+def test_malformed_requests_name_the_field(args, match):
+    with pytest.raises(InvalidRequest, match=match):
+        add(initial_state(Config(100, 4, 8, 64)), *args)
+
+
+def test_duplicate_ids_are_rejected():
+    state = add(initial_state(Config(100, 4, 8, 64)), "a", 2, 2)
+    with pytest.raises(InvalidRequest, match="already added"):
+        add(state, "a", 3, 3)
