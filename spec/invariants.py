@@ -220,9 +220,10 @@ def outputs_equivalent(a: Mapping[str, tuple[int, ...]], b: Mapping[str, tuple[i
     """Output equivalence: both runs finished the same sequences with token-identical outputs."""
     out = []
     for seq_id in sorted(set(a) | set(b)):
-        if a.get(seq_id) != b.get(seq_id):
-            left, right = a.get(seq_id), b.get(seq_id)
-            out.append(Violation("OUT", seq_id, left and list(left), right and list(right),
-                                 f"{seq_id}'s output is {right and list(right)}, "
-                                 f"expected {left and list(left)} as without preemption"))
+        left, right = a.get(seq_id), b.get(seq_id)
+        if left != right:
+            want = None if left is None else list(left)
+            got = None if right is None else list(right)
+            out.append(Violation("OUT", seq_id, want, got,
+                                 f"{seq_id}'s output is {got}, expected {want} as without preemption"))
     return out
