@@ -64,12 +64,12 @@ def make_workload(config: Config, requests: Iterable[Request], base: Mapping[str
     """Build a workload; a sequence without a base gets 100 * (its index + 1), as in the card."""
     reqs = tuple(requests)
     base = dict(base or {})
-    eos_at = {k: tuple(sorted(v)) for k, v in (eos_at or {}).items() if v}
-    if eos_at and config.eos is None:
-        raise InvalidWorkload(f"sample.eos_at is {eos_at} but config.eos is None; set config.eos to a token")
+    positions = {k: tuple(sorted(set(v))) for k, v in (eos_at or {}).items() if v}
+    if positions and config.eos is None:
+        raise InvalidWorkload(f"sample.eos_at is {positions} but config.eos is None; set config.eos to a token")
     rule = SampleRule(
         base=tuple((r.seq_id, base.get(r.seq_id, 100 * (i + 1))) for i, r in enumerate(reqs)),
-        eos_at=tuple(sorted(eos_at.items())), eos=config.eos)
+        eos_at=tuple(sorted(positions.items())), eos=config.eos)
     return Workload(config, reqs, rule, name, tuple(tags))
 
 
@@ -202,63 +202,76 @@ def trace_to_json(t: Trace) -> dict[str, object]:
     }
 
 
-def _field(obj: Mapping[str, object], key: str, kind: type, where: str) -> object:
+def _get(obj: Mapping[str, object], key: str, where: str) -> object:
     if key not in obj:
         raise InvalidWorkload(f"{where}: missing field {key!r}; see docs/trace-format.md")
-    value = obj[key]
-    if kind is int and (type(value) is not int):
+    return obj[key]
+
+
+def _int(obj: Mapping[str, object], key: str, where: str) -> int:
+    value = _get(obj, key, where)
+    if type(value) is not int:
         raise InvalidWorkload(f"{where}.{key} must be an int, got {value!r}")
-    if kind is not int and not isinstance(value, kind):
-        raise InvalidWorkload(f"{where}.{key} must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+def _str(obj: Mapping[str, object], key: str, where: str) -> str:
+    value = _get(obj, key, where)
+    if not isinstance(value, str):
+        raise InvalidWorkload(f"{where}.{key} must be a string, got {value!r}")
+    return value
+
+
+def _object(value: object, where: str) -> dict[str, object]:
+    if not isinstance(value, dict):
+        raise InvalidWorkload(f"{where} must be a JSON object, got {value!r}")
     return value
 
 
 def workload_from_json(obj: object) -> Workload:
     """Read a workload (or the workload of a trace) from parsed JSON, naming any bad field."""
-    if not isinstance(obj, dict):
-        raise InvalidWorkload(f"a workload must be a JSON object, got {type(obj).__name__}")
-    if obj.get("format") == "schedcheck/trace":
-        obj = obj.get("workload")
-        if not isinstance(obj, dict):
-            raise InvalidWorkload("trace.workload must be a JSON object")
-    version = obj.get("version", FORMAT_VERSION)
+    top = _object(obj, "a workload")
+    if top.get("format") == "schedcheck/trace":
+        top = _object(top.get("workload"), "trace.workload")
+    version = top.get("version", FORMAT_VERSION)
     if version != FORMAT_VERSION:
         raise InvalidWorkload(f"workload.version is {version!r}; this schedcheck reads version {FORMAT_VERSION}")
-    c = _field(obj, "config", dict, "workload")
-    assert isinstance(c, dict)
+    c = _object(_get(top, "config", "workload"), "workload.config")
     eos = c.get("eos")
     if eos is not None and type(eos) is not int:
         raise InvalidWorkload(f"workload.config.eos must be an int or null, got {eos!r}")
-    config = Config(*(_field(c, k, int, "workload.config") for k in  # type: ignore[arg-type]
-                      ("num_blocks", "block_size", "max_num_seqs", "max_num_batched_tokens")), eos=eos)
-    raw = _field(obj, "requests", list, "workload")
-    assert isinstance(raw, list)
+    where = "workload.config"
+    config = Config(_int(c, "num_blocks", where), _int(c, "block_size", where), _int(c, "max_num_seqs", where),
+                    _int(c, "max_num_batched_tokens", where), eos)
+    raw = _get(top, "requests", "workload")
+    if not isinstance(raw, list):
+        raise InvalidWorkload(f"workload.requests must be a list, got {raw!r}")
     requests = []
-    for i, r in enumerate(raw):
+    for i, item in enumerate(raw):
         where = f"workload.requests[{i}]"
-        if not isinstance(r, dict):
-            raise InvalidWorkload(f"{where} must be an object, got {r!r}")
-        seq_id = _field(r, "seq_id", str, where)
-        requests.append(Request(seq_id, _field(r, "prompt_len", int, where), _field(r, "max_tokens", int, where),
-                                r.get("arrival", 1)))  # type: ignore[arg-type]
-    sample = obj.get("sample", {})
-    if not isinstance(sample, dict):
-        raise InvalidWorkload(f"workload.sample must be an object, got {sample!r}")
-    base = sample.get("base", {})
-    eos_at = sample.get("eos_at", {})
-    for key, m in (("base", base), ("eos_at", eos_at)):
-        if not isinstance(m, dict):
-            raise InvalidWorkload(f"workload.sample.{key} must be an object keyed by seq_id, got {m!r}")
+        r = _object(item, where)
+        arrival = _int(r, "arrival", where) if "arrival" in r else 1
+        requests.append(Request(_str(r, "seq_id", where), _int(r, "prompt_len", where),
+                                _int(r, "max_tokens", where), arrival))
+    sample = _object(top.get("sample", {}), "workload.sample")
+    base = _object(sample.get("base", {}), "workload.sample.base")
+    eos_at = _object(sample.get("eos_at", {}), "workload.sample.eos_at")
     known = {r.seq_id for r in requests}
+    bases: dict[str, int] = {}
     for seq_id, value in base.items():
         if seq_id not in known or type(value) is not int:
             raise InvalidWorkload(f"workload.sample.base[{seq_id!r}] = {value!r}: needs a known seq_id and an int")
+        bases[seq_id] = value
+    positions: dict[str, list[int]] = {}
     for seq_id, value in eos_at.items():
         if seq_id not in known or not isinstance(value, list) or any(type(k) is not int or k < 0 for k in value):
             raise InvalidWorkload(f"workload.sample.eos_at[{seq_id!r}] = {value!r}: needs a known seq_id and "
                                   "a list of output positions >= 0")
-    tags = obj.get("tags", [])
-    return make_workload(config, requests, base, eos_at, str(obj.get("name", "")), tags)
+        positions[seq_id] = value
+    tags = top.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise InvalidWorkload(f"workload.tags must be a list of strings, got {tags!r}")
+    return make_workload(config, requests, bases, positions, str(top.get("name", "")), tags)
 
 
 def load_workload(path: str | Path) -> Workload:
