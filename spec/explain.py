@@ -40,13 +40,14 @@ def header(w: Workload) -> list[str]:
 def render_trace(trace: Trace, events: bool = True) -> str:
     """The whole run as a table: per step the batch, fields after update, blocks_used, queues, finished."""
     lines = header(trace.workload)
-    cols = f"{'step':>4}  {'schedule()':<24} {'blocks_used':>11}  {'waiting':<14} {'running':<14} {'finished':<10}"
+    cols = f"{'step':>4}  {'schedule()':<24} {'blocks_used':>11}  {'waiting':<14} {'running':<14} finished"
     lines += ["", cols, "-" * len(cols)]
     for s in trace.steps:
         after = s.after_update
-        lines.append(f"{s.step:>4}  {fmt_batch(s.batch):<24} {after.blocks_used:>11}  "
-                     f"{fmt_ids([q.seq_id for q in after.waiting]):<14} "
-                     f"{fmt_ids([q.seq_id for q in after.running]):<14} {fmt_ids(list(s.finished)):<10}")
+        row = (f"{s.step:>4}  {fmt_batch(s.batch):<24} {after.blocks_used:>11}  "
+               f"{fmt_ids([q.seq_id for q in after.waiting]):<14} "
+               f"{fmt_ids([q.seq_id for q in after.running]):<14} {fmt_ids(list(s.finished))}")
+        lines.append(row.rstrip())
         if fmt_seqs(after):
             lines.append(f"{'':>6}after update (num_computed/num_tokens/num_blocks): {fmt_seqs(after)}")
         if events:
