@@ -1,0 +1,1 @@
+"""Grading: sandboxed runs of untrusted submissions on the frozen corpus, scored by a rubric."""

@@ -1,0 +1,131 @@
+"""The rubric: rubric items with points, visibility, the corpus features and checks that feed them.
+
+Read from TOML (conformance/grading/rubric.toml is the documented default); every
+field is validated and a bad one is named with its value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_RUBRIC = Path(__file__).with_name("rubric.toml")
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+SCORINGS = ("proportional", "all_or_nothing")
+CHECKS = ("golden", "differential", "invariants", "output-equivalence", "liveness", "protocol")
+
+
+class RubricError(ValueError):
+    """The rubric file is malformed; the message names the field and the value."""
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    id: str
+    name: str
+    points: float
+    visibility: str  # Gradescope visibility of this test
+    features: tuple[str, ...]  # corpus tags it is graded on; empty: every vector
+    checks: tuple[str, ...]  # conformance checks whose findings cost it points
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    workload_seconds: float = 5.0
+    item_seconds: float = 60.0
+    memory_mb: int = 1024
+    output_bytes: int = 65536
+
+
+@dataclass(frozen=True, slots=True)
+class Rubric:
+    version: int
+    corpus: str
+    scoring: str
+    items: tuple[Item, ...]
+    limits: Limits
+    explore: bool
+    explore_counts: bool
+    explore_profile: str
+    digest: str  # sha256 of the file: a grade names the exact rubric it used
+
+    @property
+    def total(self) -> float:
+        return sum(i.points for i in self.items)
+
+
+def _req(table: dict[str, object], key: str, kind: type | tuple[type, ...], where: str) -> object:
+    if key not in table:
+        raise RubricError(f"{where}: missing field {key!r}")
+    value = table[key]
+    if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+        raise RubricError(f"{where}.{key} has the wrong type: {value!r}")
+    return value
+
+
+def _strings(value: object, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RubricError(f"{where} must be a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def parse_rubric(text: str, where: str = "rubric") -> Rubric:
+    """Parse and validate a rubric."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise RubricError(f"{where} is not valid TOML: {e}") from None
+    scoring = data.get("scoring", "proportional")
+    if scoring not in SCORINGS:
+        raise RubricError(f"{where}.scoring is {scoring!r}; use one of {', '.join(SCORINGS)}")
+    items = []
+    raw_items = data.get("item", [])
+    if not isinstance(raw_items, list) or not raw_items:
+        raise RubricError(f"{where} has no [[item]] tables; a rubric needs at least one item")
+    seen = set()
+    for n, raw in enumerate(raw_items):
+        w = f"{where}.item[{n}]"
+        item_id = str(_req(raw, "id", str, w))
+        if item_id in seen:
+            raise RubricError(f"{w}.id {item_id!r} is used twice; item ids must be unique")
+        seen.add(item_id)
+        points = float(_req(raw, "points", (int, float), w))  # type: ignore[arg-type]
+        if points < 0:
+            raise RubricError(f"{w}.points must be >= 0, got {points}")
+        visibility = raw.get("visibility", "visible")
+        if visibility not in VISIBILITIES:
+            raise RubricError(f"{w}.visibility is {visibility!r}; use one of {', '.join(VISIBILITIES)}")
+        checks = _strings(raw.get("checks", list(CHECKS)), f"{w}.checks")
+        for c in checks:
+            if c not in CHECKS:
+                raise RubricError(f"{w}.checks names {c!r}; known checks: {', '.join(CHECKS)}")
+        items.append(Item(item_id, str(raw.get("name", item_id)), points, visibility,
+                          _strings(raw.get("features", []), f"{w}.features"), checks))
+    limits_raw = data.get("limits", {})
+    limits = Limits(**{k: v for k, v in limits_raw.items() if k in Limits.__dataclass_fields__})
+    for k in limits_raw:
+        if k not in Limits.__dataclass_fields__:
+            raise RubricError(f"{where}.limits.{k} is not a known limit; known: "
+                              f"{', '.join(Limits.__dataclass_fields__)}")
+    for k in Limits.__dataclass_fields__:
+        v = getattr(limits, k)
+        if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0:
+            raise RubricError(f"{where}.limits.{k} must be a positive number, got {v!r}")
+    explore = data.get("exploration", {})
+    return Rubric(
+        version=int(data.get("version", 1)), corpus=str(_req(data, "corpus", str, where)), scoring=scoring,
+        items=tuple(items), limits=limits, explore=bool(explore.get("enabled", True)),
+        explore_counts=bool(explore.get("count", False)), explore_profile=str(explore.get("profile", "quick")),
+        digest=hashlib.sha256(text.encode()).hexdigest())
+
+
+def load_rubric(path: str | Path | None = None) -> Rubric:
+    """Read a rubric file; None means the bundled default."""
+    path = Path(path) if path else DEFAULT_RUBRIC
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise RubricError(f"cannot read rubric {str(path)!r}: {e.strerror}") from None
+    return parse_rubric(text, path.name)

@@ -1,0 +1,50 @@
+"""The rubric file: the documented default loads; every malformed field is named with its value."""
+
+import pytest
+
+from conformance.grading.rubric import DEFAULT_RUBRIC, RubricError, load_rubric, parse_rubric
+
+MINIMAL = """
+corpus = "p07-corpus/1"
+[[item]]
+id = "a"
+points = 5
+"""
+
+
+def test_default_rubric_covers_the_card_acceptance_points_invariants_and_differential():
+    r = load_rubric()
+    assert r.total == 100
+    assert [i.id for i in r.items] == ["budget_chunked", "max_num_seqs", "fcfs", "preemption", "eos",
+                                       "invariants", "differential"]
+    assert r.explore and not r.explore_counts
+    assert r.digest == load_rubric(DEFAULT_RUBRIC).digest
+
+
+def test_minimal_rubric_gets_defaults():
+    r = parse_rubric(MINIMAL)
+    assert r.items[0].visibility == "visible" and r.items[0].features == ()
+    assert r.limits.workload_seconds == 5.0 and r.scoring == "proportional"
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    (MINIMAL.replace("points = 5", "points = -1"), r"item\[0\].points must be >= 0, got -1"),
+    (MINIMAL.replace("points = 5", 'points = "5"'), r"item\[0\].points has the wrong type: '5'"),
+    (MINIMAL + 'visibility = "secret"\n', r"visibility is 'secret'; use one of hidden"),
+    (MINIMAL + 'checks = ["vibes"]\n', r"checks names 'vibes'"),
+    (MINIMAL + '[[item]]\nid = "a"\npoints = 1\n', r"id 'a' is used twice"),
+    (MINIMAL.replace('corpus = "p07-corpus/1"', ""), r"missing field 'corpus'"),
+    ('scoring = "curve"\n' + MINIMAL, r"scoring is 'curve'"),
+    (MINIMAL + "[limits]\nworkload_seconds = 0\n", r"limits.workload_seconds must be a positive number, got 0"),
+    (MINIMAL + "[limits]\nturbo = 1\n", r"limits.turbo is not a known limit"),
+    ('corpus = "x"\n', r"no \[\[item\]\] tables"),
+    ("corpus = ", r"not valid TOML"),
+])
+def test_bad_rubrics_name_the_field_and_value(text, match):
+    with pytest.raises(RubricError, match=match):
+        parse_rubric(text)
+
+
+def test_missing_rubric_file_is_a_clear_error(tmp_path):
+    with pytest.raises(RubricError, match="cannot read rubric"):
+        load_rubric(tmp_path / "nope.toml")
