@@ -68,14 +68,14 @@ def collect(folder: str | Path, workdir: str | Path) -> list[Entry]:
         if path.name.startswith("."):
             continue
         if path.is_dir():
-            module = path / MODULE
-            entries.append(Entry(path.name, path, module, "") if module.is_file()
+            inner = path / MODULE
+            entries.append(Entry(path.name, path, inner, "") if inner.is_file()
                            else Entry(path.name, path, None, f"the folder holds no {MODULE}"))
         elif path.suffix == ".py":
             entries.append(Entry(path.stem, path, path))
         elif path.suffix == ".zip":
-            module, problem = _zip_module(path, workdir)
-            entries.append(Entry(path.stem, path, module, problem))
+            unpacked, problem = _zip_module(path, workdir)
+            entries.append(Entry(path.stem, path, unpacked, problem))
         else:
             entries.append(Entry(path.name, path, None, f"not a submission: expected a .py file, a folder "
                                                         f"holding {MODULE}, or a .zip of those"))
