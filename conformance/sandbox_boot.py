@@ -1,0 +1,162 @@
+"""The sandbox child's process side: limits, the supervisor, loading the submission, the message stream.
+
+conformance.sandbox passes this file's source to ``python -c`` in a fresh directory holding a copy of
+the submission; the driver (conformance/sandbox_child.py) arrives as source text in the job file,
+because the project tree is hidden from the child. The process forks once: the first process is a
+supervisor that never runs submission code (it reaps orphans and reports how the worker ended); the
+worker applies the rlimits, installs the import refuser, imports the submission, drives every
+workload and writes one JSON line per message to the report fd. Messages: docs/sandbox.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import resource
+import signal
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from conformance import sandbox_child as driver
+else:
+    driver = types.ModuleType("schedcheck_driver")
+
+PROTOCOL = 1
+
+def apply_limits(limits: dict[str, int]) -> dict[str, int]:
+    """Set the rlimits the parent asked for; return the ones that took effect."""
+    applied = {}
+    for name, value in limits.items():
+        which = getattr(resource, name)
+        try:
+            resource.setrlimit(which, (value, value + 1 if name == "RLIMIT_CPU" else value))
+            applied[name] = value
+        except (ValueError, OSError):
+            pass
+    return applied
+
+
+def write_line(fd: int, message: dict[str, object], fresh: bool = False) -> None:
+    """Write one JSON line; fresh starts a new line in case the worker died in the middle of one."""
+    data = b"\n" * fresh + driver.encode(message).encode() + b"\n"
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def kill_descendants(me: int) -> None:
+    """Kill every process below this one; as a subreaper, orphans of the tree are our children."""
+    for _ in range(100):
+        kids = []
+        for task in os.listdir(f"/proc/{me}/task"):
+            try:
+                with open(f"/proc/{me}/task/{task}/children") as f:
+                    kids += [int(p) for p in f.read().split()]
+            except OSError:
+                pass
+        if not kids:
+            return
+        for pid in kids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+
+
+def supervise(worker: int, fd: int) -> None:
+    """Wait for the worker, reap every orphan, then report how the worker ended."""
+    while True:
+        pid, status = os.waitpid(-1, 0)
+        if pid == worker:
+            break
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    kill_descendants(os.getpid())
+    code = os.waitstatus_to_exitcode(status)
+    write_line(fd, {"type": "exit", "code": code if code >= 0 else None, "signal": -code if code < 0 else None,
+                    "cpu_ms": int(1000 * (usage.ru_utime + usage.ru_stime))}, fresh=True)
+    os._exit(0)
+
+
+def load(path: str, refuser: driver.Refuser) -> tuple[Any, dict[str, object] | None]:
+    spec = importlib.util.spec_from_file_location("p07_scheduler", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["p07_scheduler"] = module
+    try:
+        spec.loader.exec_module(module)
+        missing = [name for name in ("Scheduler", "Sequence") if not hasattr(module, name)]
+    except BaseException as e:  # noqa: BLE001
+        name, message = driver.describe(e)
+        kind = "refused_import" if isinstance(e, driver.RefusedImport) or refuser.hits else "exception"
+        return None, {"kind": kind, "exc_type": name, "message": message}
+    if missing:
+        return None, {"kind": "missing_api", "exc_type": "AttributeError",
+                      "message": f"the submission defines no {' or '.join(missing)}; see API.md"}
+    return module, None
+
+
+def visible(path: str) -> bool:
+    try:
+        return bool(os.listdir(path))
+    except OSError:
+        return False
+
+
+def work(job: dict[str, Any], fd: int) -> None:
+    applied = apply_limits(job["rlimits"])
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    refuser = driver.Refuser(job["refuse"])
+    sys.meta_path.insert(0, refuser)
+    sys.path.append(os.getcwd())
+    write_line(fd, {"type": "hello", "protocol": PROTOCOL, "pid": os.getpid(), "uid": os.getuid(),
+                    "rlimits": applied, "hidden": [p for p in job["hidden"] if not visible(p)]})
+    module, error = load(job["module"], refuser)
+    if error is not None:
+        write_line(fd, {"type": "load_error", "error": error})
+        return
+    write_line(fd, {"type": "loaded", "refused": refuser.hits[:20]})
+    for index, item in enumerate(job["workloads"]):
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        soft = int(used.ru_utime + used.ru_stime) + 1 + job["workload_cpu_seconds"]
+        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        resource.setrlimit(resource.RLIMIT_CPU, (soft if hard < 0 else min(soft, hard), hard))
+        trace = driver.drive(module, item["workload"], item["step_cap"], job["white_box"])
+        write_line(fd, {"type": "trace", "workload": job["first"] + index, **trace,
+                        "refused": refuser.hits[:20]})
+    write_line(fd, {"type": "bye"})
+
+
+def main(argv: list[str]) -> None:
+    """argv: result fd, path of the job file (read, then deleted, before the submission runs)."""
+    fd, job_path = int(argv[1]), argv[2]
+    with open(job_path, "rb") as f:
+        job = json.loads(f.read())
+    os.unlink(job_path)
+    exec(compile(job["driver"], "sandbox_child.py", "exec"), driver.__dict__)  # trusted: sent by the parent
+    try:  # PR_SET_CHILD_SUBREAPER: orphans of a setsid'd grandchild come back to the supervisor
+        import ctypes
+        ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    worker = os.fork()
+    if worker:
+        supervise(worker, fd)
+    try:
+        work(job, fd)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    except BaseException as e:  # noqa: BLE001 - the worker must not fall through into the supervisor's code
+        with contextlib.suppress(BaseException):
+            write_line(fd, {"type": "crash", "message": "{}: {}".format(*driver.describe(e))})
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

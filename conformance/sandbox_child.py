@@ -1,0 +1,277 @@
+"""The sandbox child's driver: run a submission through whole workloads and return plain JSON data.
+
+conformance.sandbox_boot loads this source inside the sandboxed child (it arrives in the job file,
+since the project tree is hidden there), and sandbox_bench imports it in-process to measure the
+sandbox's overhead. It uses the standard library only and never imports the project. Every value
+the submission gives back is read with exact-type checks (bool is not int, a dict subclass is read
+by its real items) and stops the workload with a protocol error if it does not have the API.md
+shape. Nothing it returns is trusted: the parent validates every field (docs/sandbox.md).
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.abc
+import json
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+__builtins__ = dict(builtins.__dict__)  # type: ignore[assignment] # functions below keep this copy when a submission patches builtins
+PROTOCOL = 1
+BIG = 1 << 63  # ints must be strictly inside (-BIG, BIG); JSON readers elsewhere need 64-bit values
+QUEUE_TYPES = (list, deque, tuple)
+_type, _len, _dict_items, _list_iter = type, len, dict.items, list.__iter__  # taken before the submission runs
+
+
+def _reject(value: object) -> None:
+    raise TypeError(f"cannot send a {type(value).__name__} to the parent")
+
+
+def _make_encoder() -> Callable[[object], str]:
+    """A compact JSON encoder built from the C accelerator, which patched builtins or json cannot reach."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+    chunks = make(None, _reject, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, False)
+    return lambda obj: "".join(chunks(obj, 0))
+
+
+encode = _make_encoder()
+
+
+class SubmissionProtocolError(Exception):
+    """A value the submission gave back does not have the API.md shape; the workload stops here."""
+
+
+class RefusedImport(ImportError):
+    """The submission imported one of the grader's own packages."""
+
+
+class Refuser(importlib.abc.MetaPathFinder):
+    """Refuse the project's packages by name; a diagnostic, not a security boundary."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = frozenset(names)
+        self.hits: list[str] = []
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
+        top = fullname.partition(".")[0]
+        if top in self.names:
+            self.hits.append(fullname)
+            raise RefusedImport(f"import of {fullname!r} refused: a submission may not import the grader's "
+                                f"packages ({', '.join(sorted(self.names))}); submit a self-contained module")
+        return None
+
+
+def exact_int(value: Any, what: str) -> int:
+    """Return value if it is an int (bool is not) inside the 64-bit range, else stop the workload."""
+    if _type(value) is not int:
+        raise SubmissionProtocolError(f"{what} must be an int, got {short_repr(value)} ({type_name(value)})")
+    if not -BIG < value < BIG:
+        raise SubmissionProtocolError(f"{what} = {value} is outside the 64-bit range")
+    number: int = value
+    return number
+
+
+def exact_str(value: Any, what: str) -> str:
+    if _type(value) is not str:
+        raise SubmissionProtocolError(f"{what} must be a str, got {short_repr(value)} ({type_name(value)})")
+    text: str = value
+    return text
+
+
+def type_name(value: object) -> str:
+    try:
+        name = _type(value).__qualname__
+        return name[:80] if _type(name) is str else "?"
+    except BaseException:  # noqa: BLE001 - a metaclass may raise anything
+        return "?"
+
+
+def short_repr(value: object) -> str:
+    """A repr for messages only: built-in types get repr(), anything else just its type name."""
+    if _type(value) in (int, float, str, bool, type(None)):
+        return repr(value)[:80]
+    return f"<{type_name(value)} object>"
+
+
+def describe(exc: BaseException) -> tuple[str, str]:
+    """Name and message of an exception without trusting its __str__ more than needed."""
+    try:
+        message = BaseException.__str__(exc)
+        message = message if _type(message) is str else "<unprintable>"
+    except BaseException:  # noqa: BLE001
+        message = "<unprintable>"
+    return type_name(exc), message[:500]
+
+
+def read_batch(batch: Any, known: dict[str, Any]) -> list[list[object]]:
+    """Read schedule()'s dict by its real items (an overridden __eq__ or items() is never called)."""
+    if not issubclass(_type(batch), dict):  # the real type: __class__ may lie
+        raise SubmissionProtocolError(f"schedule() must return a dict, got {type_name(batch)}")
+    pairs: list[list[object]] = []
+    for key, n in list(_dict_items(batch)):
+        seq_id = exact_str(key, "a key of schedule()'s dict")
+        if seq_id not in known:
+            raise SubmissionProtocolError(f"schedule() returned unknown seq_id {seq_id!r}; only added ids may appear")
+        n = exact_int(n, f"schedule()[{seq_id!r}]")
+        if n < 1:
+            raise SubmissionProtocolError(f"schedule()[{seq_id!r}] = {n}; every n must be >= 1 (I2)")
+        pairs.append([seq_id, n])
+    return pairs
+
+
+def read_ids(items: Any, what: str, known: dict[str, Any]) -> list[str]:
+    """Read a list of Sequence objects (exact list, deque or tuple) as their seq_ids."""
+    kind = _type(items)
+    if kind not in QUEUE_TYPES:
+        raise SubmissionProtocolError(f"{what} must be a list, got {type_name(items)}")
+    it = _list_iter(items) if kind is list else iter(items)
+    ids = []
+    for seq in it:
+        seq_id = exact_str(getattr(seq, "seq_id", None), f"seq_id of an item of {what}")
+        if seq_id not in known:
+            raise SubmissionProtocolError(f"{what} holds unknown seq_id {seq_id!r}")
+        ids.append(seq_id)
+    return ids
+
+
+def read_output(seq: Any, what: str) -> list[int]:
+    out = seq.output
+    if _type(out) is not list:
+        raise SubmissionProtocolError(f"{what}.output must be a list, got {type_name(out)}")
+    return [exact_int(tok, f"{what}.output item") for tok in _list_iter(out)]
+
+
+SEQ_FIELDS = ("num_computed", "num_tokens", "num_blocks", "status", "output")  # the order of a row
+
+
+def read_field(seq: Any, name: str, seq_id: str) -> object:
+    if name == "status":
+        return exact_str(seq.status.name, f"{seq_id}.status.name")[:64]
+    if name == "output":
+        return read_output(seq, seq_id)
+    return exact_int(getattr(seq, name), f"{seq_id}.{name}")
+
+
+def snapshot(sched: object, seqs: dict[str, object], sent: dict[str, list[object]]) -> dict[str, object]:
+    """Read the white-box attributes that exist; each unreadable one is named in "missing".
+
+    A sequence's row [num_computed, num_tokens, num_blocks, status, output] is sent only when it
+    differs from the row last sent (``sent``, per workload); the parent carries the others forward.
+    """
+    snap: dict[str, object] = {}
+    missing: dict[str, str] = {}
+
+    def attempt(read: Callable[[], object], name: str, why: dict[str, str]) -> object:
+        try:
+            return read()
+        except SubmissionProtocolError as e:
+            why[name] = str(e)[:200]
+        except BaseException as e:  # noqa: BLE001 - a property may raise anything, even SystemExit
+            why[name] = "{}: {}".format(*describe(e))
+        return None
+
+    for name in ("blocks_used", "num_preemptions"):
+        value = attempt(lambda n=name: exact_int(getattr(sched, n), n), name, missing)  # type: ignore[misc]
+        if value is not None:
+            snap[name] = value
+    for queue in ("waiting", "running", "finished"):
+        ids = attempt(lambda q=queue: read_ids(getattr(sched, q), q, seqs), queue, missing)  # type: ignore[misc]
+        if ids is not None:
+            snap[queue] = ids
+    rows: dict[str, object] = {}
+    seq_missing: dict[str, dict[str, str]] = {}
+    for seq_id, seq in seqs.items():
+        why: dict[str, str] = {}
+        row = [attempt(lambda n=name, s=seq, i=seq_id: read_field(s, n, i), name, why)  # type: ignore[misc]
+               for name in SEQ_FIELDS]
+        if sent.get(seq_id) != row:
+            rows[seq_id] = sent[seq_id] = row
+            if why:
+                seq_missing[seq_id] = why
+    snap["seqs"] = rows
+    snap["missing"] = missing
+    snap["seq_missing"] = seq_missing
+    return snap
+
+
+def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool = True) -> dict[str, object]:
+    """Run one workload through the API.md protocol and return the observed trace as plain JSON data."""
+    config = workload["config"]
+    base: dict[str, int] = workload["sample"]["base"]
+    eos_at = {k: frozenset(v) for k, v in workload["sample"].get("eos_at", {}).items()}
+    eos = config["eos"]
+    requests = sorted(workload["requests"], key=lambda r: r["arrival"])
+    every_id = {r["seq_id"] for r in requests}
+    seqs: dict[str, object] = {}
+    steps: list[dict[str, object]] = []
+    sampled: list[list[object]] = []
+    sample_error: list[str] = []
+    finished: set[str] = set()
+    sent: dict[str, list[object]] = {}  # rows last sent, for snapshot's deltas
+
+    def sample_fn(seq: Any) -> int:
+        """The model: token k of s is base[s] + k, or eos at the positions eos_at[s]."""
+        try:
+            seq_id = exact_str(seq.seq_id, "sample_fn(seq): seq.seq_id")
+            if seq_id not in seqs:
+                raise SubmissionProtocolError(f"sample_fn got unknown seq_id {seq_id!r}")
+            k = _len(read_output(seq, f"sample_fn({seq_id!r}): seq"))
+        except SubmissionProtocolError as e:
+            sample_error.append(str(e))
+            raise
+        sampled.append([seq_id, k])
+        return eos if k in eos_at.get(seq_id, ()) else base[seq_id] + k
+
+    step, call = 0, "Scheduler()"
+    try:
+        sched = module.Scheduler(num_blocks=config["num_blocks"], block_size=config["block_size"],
+                                 max_num_seqs=config["max_num_seqs"],
+                                 max_num_batched_tokens=config["max_num_batched_tokens"],
+                                 sample_fn=sample_fn, eos=eos)
+        pending = deque(requests)
+        while pending or not every_id <= finished:
+            if step >= step_cap:
+                return {"steps": steps, "end": "step_cap", "error": None}
+            step += 1
+            added = []
+            while pending and pending[0]["arrival"] == step:
+                r = pending.popleft()
+                call = "Sequence()"
+                seq = module.Sequence(r["seq_id"], r["prompt_len"], r["max_tokens"])
+                call = "add"
+                sched.add(seq)
+                seqs[r["seq_id"]] = seq
+                added.append(r["seq_id"])
+            call = "schedule"
+            del sampled[:]  # a sample_fn call during schedule() is recorded with this step too
+            batch = read_batch(sched.schedule(), seqs)
+            record: dict[str, object] = {"step": step, "added": added, "schedule": batch}
+            if white_box:
+                call = "snapshot"
+                record["after_schedule"] = snapshot(sched, seqs, sent)
+            call = "update"
+            done = sched.update()
+            if sample_error:
+                raise SubmissionProtocolError(sample_error[0])
+            record["finished"] = read_ids(done, "update()'s result", seqs)
+            record["sample_calls"] = list(sampled)
+            if white_box:
+                call = "snapshot"
+                record["after_update"] = snapshot(sched, seqs, sent)
+            steps.append(record)
+            finished.update(record["finished"])  # type: ignore[arg-type]
+    except SubmissionProtocolError as e:
+        error = {"kind": "protocol", "step": step, "call": call, "exc_type": "ProtocolError", "message": str(e)[:500]}
+        return {"steps": steps, "end": "error", "error": error}
+    except BaseException as e:  # noqa: BLE001 - SystemExit, KeyboardInterrupt and custom BaseExceptions too
+        if sample_error:  # the submission swallowed or replaced our protocol error
+            error = {"kind": "protocol", "step": step, "call": "sample_fn", "exc_type": "ProtocolError",
+                     "message": sample_error[0][:500]}
+        else:
+            name, message = describe(e)
+            error = {"kind": "exception", "step": step, "call": call, "exc_type": name, "message": message}
+        return {"steps": steps, "end": "error", "error": error}
+    return {"steps": steps, "end": "finished", "error": None}

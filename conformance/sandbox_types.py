@@ -1,0 +1,101 @@
+"""Inputs and results of a sandboxed run: Limits, WorkloadResult, SandboxResult.
+
+Kept apart from conformance.sandbox so that checkers and reports can read results without the
+process machinery. Every ``cause`` is a sentence for the report; every ``status`` is one of STATUSES.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from conformance.sandbox_isolation import Isolation
+from conformance.sandbox_protocol import CallError, ObservedStep
+
+STATUSES = (
+    "ok",  # every request finished; the trace is ready to be judged
+    "stalled",  # the step cap (liveness bound + margin) was reached with requests unfinished
+    "exception",  # the submission raised (any BaseException) inside a call
+    "memory",  # the submission raised MemoryError (the address-space limit)
+    "protocol",  # a returned value broke API.md's shape, or the child's report was malformed
+    "timeout",  # the workload ran past its wall-clock limit
+    "cpu_limit",  # the workload ran past its CPU-time limit (SIGXCPU)
+    "exit",  # the process exited in the middle of the workload (os._exit, sys.exit at import)
+    "signal",  # the process was killed by a signal (segfault, SIGKILL from the hard CPU limit)
+    "load_error",  # the module could not be loaded (import error, refused import, missing class)
+    "not_run",  # the whole run's time budget was spent before this workload started
+    "sandbox_error",  # the sandbox itself failed to start: a fault of the grader, not the submission
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Per-workload and whole-run limits. The defaults suit grading; tests pass tighter ones."""
+
+    workload_seconds: float = 10.0  # wall clock per workload
+    workload_cpu_seconds: int = 10  # CPU time per workload (soft RLIMIT_CPU, moved forward per workload)
+    startup_seconds: float = 5.0  # wall clock to start the child and import the submission
+    run_seconds: float = 600.0  # wall clock for the whole run, all children together
+    cpu_seconds: int = 600  # hard RLIMIT_CPU of one child process
+    memory_bytes: int = 1 << 30  # RLIMIT_AS of the child
+    file_bytes: int = 1 << 20  # RLIMIT_FSIZE: the largest file the child may write
+    open_files: int = 64  # RLIMIT_NOFILE
+    processes: int = 16  # RLIMIT_NPROC (processes of the child's uid; not enforced for root)
+    output_bytes: int = 1 << 20  # bytes of stdout and of stderr kept; the rest is counted and dropped
+    report_bytes: int = 256 << 20  # bytes of JSON reports accepted from one child
+    step_margin: int = 16  # steps allowed past the liveness bound before a run counts as stalled
+    white_box: bool = True  # read blocks_used, queues and sequence fields after every call
+    isolation: str | None = None  # force a level of sandbox_isolation.LEVELS; None: the best available
+    hide: tuple[str, ...] = ()  # more directories to cover with an empty tmpfs (e.g. the other submissions)
+
+    def __post_init__(self) -> None:
+        for name in ("workload_seconds", "startup_seconds", "run_seconds"):
+            value = getattr(self, name)
+            if type(value) not in (int, float) or not value > 0:
+                raise ValueError(f"Limits.{name} must be a number > 0, got {value!r}")
+        for name in ("workload_cpu_seconds", "cpu_seconds", "memory_bytes", "file_bytes", "open_files",
+                     "processes", "output_bytes", "report_bytes", "step_margin"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 0:
+                raise ValueError(f"Limits.{name} must be an int >= 0, got {value!r}")
+        if any(type(p) is not str or not p.startswith("/") for p in self.hide):
+            raise ValueError(f"Limits.hide must hold absolute paths, got {self.hide!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadResult:
+    """What happened to one workload: a status, a sentence, and the trace observed up to the end."""
+
+    index: int  # position in the workloads given to run_in_sandbox
+    name: str
+    status: str  # one of STATUSES
+    cause: str  # for the report, e.g. "timeout: workload 3 ran past 2.0 s of wall time; its process tree was killed"
+    steps: tuple[ObservedStep, ...] = ()  # complete steps observed before the end
+    error: CallError | None = None  # the failing call, for "exception", "memory" and child-detected "protocol"
+    seconds: float = 0.0  # wall time the parent measured for this workload
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxResult:
+    """A whole sandboxed run. The parent wrote every field; the child only supplied validated observations."""
+
+    isolation: Isolation
+    workloads: tuple[WorkloadResult, ...]
+    load_error: str | None  # why the module could not be loaded, if it could not
+    stdout: str  # the first Limits.output_bytes of the child's stdout, all children together
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    output_bytes: int  # stdout + stderr bytes the child wrote, including the dropped ones
+    refused_imports: tuple[str, ...]  # module names the import hook refused
+    children: int  # child processes started (one more after every timeout or crash)
+    survivors: int  # processes of the run still found alive after teardown (0 unless isolation failed)
+    seconds: float
+    notes: tuple[str, ...] = ()
+
+    def causes(self) -> list[str]:
+        """One line per workload that did not end "ok", plus output truncation: what a report shows."""
+        lines = [f"workload {w.index} ({w.name or 'unnamed'}): {w.cause}" for w in self.workloads if w.status != "ok"]
+        for stream, cut in (("stdout", self.stdout_truncated), ("stderr", self.stderr_truncated)):
+            if cut:
+                lines.append(f"{stream} truncated: the submission wrote {self.output_bytes} bytes of output")
+        return lines

@@ -1,0 +1,3 @@
+"""The module never finishes importing. Expected: load_error (timeout while importing)."""
+while True:
+    pass

@@ -1,0 +1,11 @@
+# ruff: noqa: F821  (appended to tests/grading/submissions/correct.py, which defines Scheduler)
+"""schedule() allocates without bound. Expected: memory (MemoryError under RLIMIT_AS)."""
+_hoard = []
+
+
+def schedule(self):
+    while True:
+        _hoard.append(bytearray(1 << 24))
+
+
+Scheduler.schedule = schedule

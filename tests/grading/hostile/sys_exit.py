@@ -1,0 +1,10 @@
+# ruff: noqa: F821  (appended to tests/grading/submissions/correct.py, which defines Scheduler)
+"""update() calls sys.exit(3): SystemExit is a BaseException. Expected: exception naming SystemExit."""
+import sys
+
+
+def update(self):
+    sys.exit(3)
+
+
+Scheduler.update = update

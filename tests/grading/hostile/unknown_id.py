@@ -1,0 +1,12 @@
+# ruff: noqa: F821  (appended to tests/grading/submissions/correct.py, which defines Scheduler)
+"""schedule() names a sequence that was never added. Expected: protocol, naming the id."""
+_schedule = Scheduler.schedule
+
+
+def schedule(self):
+    batch = _schedule(self)
+    batch["ghost"] = 1
+    return batch
+
+
+Scheduler.schedule = schedule

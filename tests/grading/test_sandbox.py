@@ -1,0 +1,300 @@
+"""The sandbox against hostile submissions: it always returns, names the cause, and stays usable.
+
+Each file in hostile/ is appended to submissions/correct.py (a plain scheduler written from RULES.md)
+and patches one thing. Limits are tight so that every case is safe and quick on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance.sandbox import run_in_sandbox
+from conformance.sandbox_types import Limits, SandboxResult, WorkloadResult
+from spec.model import Config
+from spec.trace import Request, Workload, make_workload, run_workload, snapshot_to_json
+
+HERE = Path(__file__).parent
+CORRECT = HERE / "submissions" / "correct.py"
+TIGHT = Limits(workload_seconds=2.0, workload_cpu_seconds=5, startup_seconds=5.0, run_seconds=30.0,
+               cpu_seconds=20, memory_bytes=256 << 20, processes=16, output_bytes=1 << 20)
+
+SELF_PREEMPTION = make_workload(Config(3, 2, 8, 64), [Request("a1", 2, 3), Request("a2", 2, 3)],
+                                name="self-preemption")
+ARRIVALS = make_workload(Config(6, 2, 2, 5, eos=0), [Request("b1", 4, 3), Request("b2", 3, 4, arrival=2),
+                                                    Request("b3", 2, 2, arrival=4)],
+                         eos_at={"b2": [1]}, name="arrivals-and-eos")
+WORKLOADS = [SELF_PREEMPTION, ARRIVALS]
+
+
+def hostile(name: str, tmp_path: Path) -> Path:
+    """The correct scheduler with hostile/<name>.py appended: one patched behaviour each."""
+    path = tmp_path / name / "p07_scheduler.py"
+    path.parent.mkdir()
+    path.write_text(CORRECT.read_text() + "\n\n" + (HERE / "hostile" / f"{name}.py").read_text())
+    return path
+
+
+def assert_matches_reference(workload: Workload, result: WorkloadResult) -> None:
+    """The observed trace equals the reference model's, black box and white box."""
+    assert result.status == "ok", result.cause
+    ref = run_workload(workload)
+    assert len(result.steps) == len(ref.steps)
+    for got, want in zip(result.steps, ref.steps, strict=True):
+        assert got.added == want.added
+        assert got.schedule == want.batch, f"step {want.step}"
+        assert got.finished == want.finished
+        tokens = tuple((seq_id, workload.sample(seq_id, (0,) * k)) for seq_id, k in got.sample_calls)
+        assert tokens == want.sampled
+        for snap, state in ((got.after_schedule, want.after_schedule), (got.after_update, want.after_update)):
+            assert snap is not None and snap.missing == ()
+            expected = snapshot_to_json(state)
+            assert snap.blocks_used == expected["blocks_used"]
+            assert snap.num_preemptions == expected["num_preemptions"]
+            assert (snap.waiting, snap.running, snap.finished) == tuple(
+                tuple(expected[q]) for q in ("waiting", "running", "finished"))  # type: ignore[arg-type]
+            seqs = expected["seqs"]
+            assert isinstance(seqs, dict)
+            for view in snap.seqs:
+                assert (view.num_computed, view.num_tokens, view.num_blocks, view.status, list(view.output or ())) == (
+                    seqs[view.seq_id]["num_computed"], seqs[view.seq_id]["num_tokens"],
+                    seqs[view.seq_id]["num_blocks"], seqs[view.seq_id]["status"], seqs[view.seq_id]["output"])
+
+
+def assert_still_correct() -> SandboxResult:
+    result = run_in_sandbox(CORRECT, WORKLOADS, TIGHT)
+    for workload, got in zip(WORKLOADS, result.workloads, strict=True):
+        assert_matches_reference(workload, got)
+    assert result.survivors == 0
+    return result
+
+
+def run_hostile(name: str, tmp_path: Path, limits: Limits = TIGHT) -> SandboxResult:
+    began = time.monotonic()
+    result = run_in_sandbox(hostile(name, tmp_path), WORKLOADS, limits)
+    budget = len(WORKLOADS) * (limits.workload_seconds + limits.startup_seconds) + 5
+    assert time.monotonic() - began < budget, f"{name} took longer than its limits allow"
+    assert result.survivors == 0, f"{result.survivors} processes of {name} outlived the run"
+    return result
+
+
+def test_correct_submission_matches_the_reference() -> None:
+    result = assert_still_correct()
+    assert result.children == 1 and result.load_error is None and result.notes == ()
+    assert not result.stdout_truncated and result.causes() == []
+
+
+def test_optimized_implementation_matches_the_reference_through_the_sandbox() -> None:
+    impl = HERE.parents[1] / "impl" / "scheduler.py"
+    if not impl.exists():
+        pytest.skip("impl/scheduler.py is not written yet")
+    result = run_in_sandbox(impl, WORKLOADS, TIGHT)
+    for workload, got in zip(WORKLOADS, result.workloads, strict=True):
+        assert_matches_reference(workload, got)
+
+
+@pytest.mark.parametrize(("name", "status", "words"), [
+    ("infinite_loop", "timeout", ["timeout", "2.0 s", "killed"]),
+    ("sleep_forever", "timeout", ["timeout", "wall time"]),
+    ("memory_bomb", "memory", ["MemoryError", "256 MB"]),
+    ("sys_exit", "exception", ["SystemExit", "update"]),
+    ("os_exit", "exit", ["code 7"]),
+    ("base_exception", "exception", ["Meltdown", "the reactor is gone", "update"]),
+    ("wrong_type", "protocol", ["must return a dict", "list"]),
+    ("negative_n", "protocol", [">= 1", "= -"]),
+    ("unknown_id", "protocol", ["unknown seq_id", "ghost"]),
+    ("float_n", "protocol", ["must be an int", ".0 (float)"]),
+    ("bool_n", "protocol", ["must be an int", "True", "bool"]),
+    ("replace_lists", "protocol", ["output must be a list", "LyingList", "sample_fn"]),
+    ("forge_report", "protocol", ["report for workload", "is malformed"]),
+    ("segfault", "signal", ["killed by SIGSEGV"]),
+    ("idle", "stalled", ["step cap", "liveness bound + 16"]),
+])
+def test_hostile_submission_is_contained_and_named(name: str, status: str, words: list[str], tmp_path: Path) -> None:
+    result = run_hostile(name, tmp_path)
+    for got in result.workloads:
+        assert got.status == status, got.cause
+        for word in words:
+            assert word in got.cause, f"{word!r} not in {got.cause!r}"
+    # one hang, exit or malformed report costs one workload, then a fresh child takes the next
+    restarts = status in ("timeout", "exit", "signal") or name == "forge_report"
+    assert result.children == (len(WORKLOADS) if restarts else 1)
+    assert_still_correct()
+
+
+def test_cpu_limit_stops_a_busy_loop_before_the_wall_clock(tmp_path: Path) -> None:
+    limits = Limits(workload_seconds=10.0, workload_cpu_seconds=1, startup_seconds=5.0, cpu_seconds=20,
+                    memory_bytes=512 << 20, processes=16)
+    result = run_in_sandbox(hostile("infinite_loop", tmp_path), [SELF_PREEMPTION], limits)
+    assert result.workloads[0].status == "cpu_limit", result.workloads[0].cause
+    assert "SIGXCPU" in result.workloads[0].cause and result.workloads[0].seconds < 5
+
+
+def test_fork_bomb_is_capped_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    result = run_hostile("fork_bomb", tmp_path)
+    for got in result.workloads:
+        assert got.status == "exception" and "RuntimeError" in got.cause, got.cause
+        if result.isolation.non_root:  # RLIMIT_NPROC is enforced: the fork loop hit it
+            assert "then BlockingIOError" in got.cause
+            forked = int(got.cause.split("forked ")[1].split()[0])
+            assert forked < TIGHT.processes
+    assert_still_correct()
+
+
+def marked(argv: bytes) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes() == argv:
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def test_setsid_grandchild_does_not_survive(tmp_path: Path) -> None:
+    result = run_hostile("setsid_grandchild", tmp_path)
+    assert [w.status for w in result.workloads] == ["timeout", "timeout"]
+    assert marked(b"sleep\x00913.25\x00") == []
+    assert_still_correct()
+
+
+def test_output_flood_is_cut_at_the_byte_cap(tmp_path: Path) -> None:
+    began = time.monotonic()
+    result = run_hostile("output_flood", tmp_path)
+    assert time.monotonic() - began < 10
+    assert result.stdout_truncated and len(result.stdout) == TIGHT.output_bytes
+    assert result.output_bytes >= 100 << 20
+    assert any("stdout truncated" in line for line in result.causes())
+    for workload, got in zip(WORKLOADS, result.workloads, strict=True):
+        assert_matches_reference(workload, got)  # printing breaks no rule
+
+
+def test_lying_dict_is_read_by_its_real_contents(tmp_path: Path) -> None:
+    result = run_hostile("lying_dict", tmp_path)
+    first = result.workloads[0]
+    assert first.steps, first.cause
+    assert first.steps[0].schedule == (("a1", 4), ("a2", 4))  # the doubled real contents, not the shown batch
+    assert first.steps[0].schedule != run_workload(SELF_PREEMPTION).steps[0].batch
+
+
+def test_monkeypatched_builtins_do_not_reach_the_harness(tmp_path: Path) -> None:
+    result = run_hostile("monkeypatch_builtins", tmp_path)
+    for workload, got in zip(WORKLOADS, result.workloads, strict=True):
+        assert_matches_reference(workload, got)
+
+
+def test_importing_the_reference_is_refused(tmp_path: Path) -> None:
+    result = run_hostile("import_reference", tmp_path)
+    assert result.load_error is not None and "refused" in result.load_error and "'spec'" in result.load_error
+    assert result.refused_imports == () or "spec" in result.refused_imports
+    assert all(w.status == "load_error" and "refused" in w.cause for w in result.workloads)
+    assert_still_correct()
+
+
+def test_results_json_written_by_the_child_is_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = run_hostile("results_json", tmp_path)
+    for workload, got in zip(WORKLOADS, result.workloads, strict=True):
+        assert_matches_reference(workload, got)
+    assert not (tmp_path / "results.json").exists()
+    assert not list(Path("/tmp").glob("schedcheck-sandbox-*/results.json"))
+
+
+def test_other_submissions_results_are_intact(tmp_path: Path) -> None:
+    before = run_in_sandbox(CORRECT, WORKLOADS, TIGHT)
+    run_in_sandbox(hostile("os_exit", tmp_path), WORKLOADS, TIGHT)
+    after = run_in_sandbox(CORRECT, WORKLOADS, TIGHT)
+    assert [w.steps for w in before.workloads] == [w.steps for w in after.workloads]
+    assert [w.status for w in before.workloads] == ["ok", "ok"]
+
+
+@pytest.mark.parametrize("level", ["user-namespace", "process-group"])
+@pytest.mark.parametrize(("name", "status"), [("setsid_grandchild", "timeout"), ("os_exit", "exit"),
+                                              ("fork_bomb", "exception")])
+def test_weaker_isolation_levels_still_contain_the_tree(level: str, name: str, status: str, tmp_path: Path) -> None:
+    """Forced lower levels, as on machines without a PID namespace; a level the machine lacks is skipped."""
+    try:
+        limits = dataclasses.replace(TIGHT, isolation=level)
+        result = run_in_sandbox(hostile(name, tmp_path), [SELF_PREEMPTION], limits)
+    except ValueError as e:
+        pytest.skip(str(e))
+    assert result.isolation.level == level
+    assert result.workloads[0].status == status, result.workloads[0].cause
+    assert result.survivors == 0 and marked(b"sleep\x00913.25\x00") == []
+    correct = run_in_sandbox(CORRECT, [SELF_PREEMPTION], limits)
+    assert_matches_reference(SELF_PREEMPTION, correct.workloads[0])
+
+
+def test_one_hang_costs_one_workload(tmp_path: Path) -> None:
+    result = run_hostile("hang_on_a1", tmp_path)
+    assert [w.status for w in result.workloads] == ["timeout", "ok"]
+    assert_matches_reference(ARRIVALS, result.workloads[1])
+    assert result.children == 2
+
+
+def test_daemon_left_at_import_dies_with_a_normal_run(tmp_path: Path) -> None:
+    result = run_hostile("daemon_at_import", tmp_path)
+    assert [w.status for w in result.workloads] == ["ok", "ok"]
+    assert marked(b"sleep\x00913.5\x00") == []
+
+
+def test_whole_run_budget_marks_the_rest_not_run(tmp_path: Path) -> None:
+    limits = dataclasses.replace(TIGHT, run_seconds=1.0)
+    result = run_in_sandbox(hostile("infinite_loop", tmp_path), WORKLOADS, limits)
+    assert [w.status for w in result.workloads] == ["timeout", "not_run"]
+    assert "whole run" in result.workloads[0].cause and "1.0 s" in result.workloads[1].cause
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("import_loop", "timeout: importing the submission ran past 1.0 s"),
+    ("no_scheduler", "missing_api"),
+])
+def test_broken_module_is_a_load_error(name: str, words: str, tmp_path: Path) -> None:
+    result = run_in_sandbox(hostile(name, tmp_path), WORKLOADS, dataclasses.replace(TIGHT, startup_seconds=1.0))
+    assert result.load_error is not None and words in result.load_error
+    assert [w.status for w in result.workloads] == ["load_error", "load_error"]
+
+
+def test_missing_submission_file_is_a_load_error(tmp_path: Path) -> None:
+    result = run_in_sandbox(tmp_path / "absent.py", WORKLOADS, TIGHT)
+    assert result.load_error is not None and "cannot read the submission" in result.load_error
+    assert result.children == 0
+
+
+def test_project_tree_is_hidden_from_the_child(tmp_path: Path) -> None:
+    """Bypassing the import hook by path finds nothing where the machine allows a mount namespace."""
+    rules = Path(__file__).resolve().parents[2] / "spec" / "rules.py"
+    path = tmp_path / "p07_scheduler.py"
+    path.write_text(CORRECT.read_text() + f"\n_REFERENCE = open({str(rules)!r}).read()\n")
+    result = run_in_sandbox(path, [SELF_PREEMPTION], TIGHT)
+    if result.isolation.hides_project:
+        assert result.load_error is not None and "FileNotFoundError" in result.load_error
+    else:
+        assert result.workloads[0].status == "ok"  # process-group level: documented as readable
+
+
+@pytest.mark.bench
+def test_sandbox_costs_at_most_twice_the_in_process_time() -> None:
+    from conformance.sandbox_bench import corpus, measure
+
+    overhead = measure(CORRECT, corpus(40))
+    assert overhead.steps > 1000 and overhead.ratio <= 2.0, overhead
+
+
+def test_extra_hidden_directory_is_empty_for_the_child(tmp_path: Path) -> None:
+    secret = tmp_path / "other-submissions"
+    secret.mkdir()
+    (secret / "bob.py").write_text("ANSWER = 42\n")
+    path = tmp_path / "p07_scheduler.py"
+    peek = f"\nimport os\n_SEEN = os.listdir({str(secret)!r})\nassert not _SEEN, _SEEN\n"
+    path.write_text(CORRECT.read_text() + peek)
+    result = run_in_sandbox(path, [SELF_PREEMPTION], dataclasses.replace(TIGHT, hide=(str(secret),)))
+    if result.isolation.hides_project:
+        assert result.load_error is None and result.workloads[0].status == "ok", result.load_error
+    else:
+        assert result.load_error is not None and "bob.py" in result.load_error

@@ -1,0 +1,97 @@
+"""The parent's validation of child messages: a forged or malformed report is never accepted.
+
+These run without a child: a real trace message is produced in-process by the child's own driver on
+the correct scheduler, then altered one field at a time.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import sandbox_protocol as protocol
+from conformance.sandbox_child import drive
+from spec.model import Config
+from spec.trace import Request, liveness_bound, make_workload, run_workload, workload_to_json
+
+CORRECT = Path(__file__).parent / "submissions" / "correct.py"
+WORKLOAD = make_workload(Config(3, 2, 8, 64), [Request("a1", 2, 3), Request("a2", 2, 3, arrival=2)])
+DATA = workload_to_json(WORKLOAD)
+CAP = liveness_bound(WORKLOAD.requests) + 16
+
+
+def correct_module() -> Any:
+    spec = importlib.util.spec_from_file_location("correct_for_protocol_tests", CORRECT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GENUINE: dict[str, Any] = {"type": "trace", "workload": 0, **drive(correct_module(), DATA, CAP)}
+
+
+def test_genuine_trace_is_accepted_and_matches_the_reference() -> None:
+    steps, end, error = protocol.trace(GENUINE, DATA, CAP, white_box=True)
+    assert (end, error) == ("finished", None)
+    assert [s.schedule for s in steps] == [s.batch for s in run_workload(WORKLOAD).steps]
+    last = steps[-1].after_update
+    assert last is not None and last.blocks_used == 0 and {v.seq_id for v in last.seqs} == {"a1", "a2"}
+
+
+def forged(edit: Any) -> dict[str, Any]:
+    message = copy.deepcopy(GENUINE)
+    edit(message)
+    return message
+
+
+@pytest.mark.parametrize(("edit", "words"), [
+    (lambda m: m["steps"][0]["schedule"][0].__setitem__(1, True), "expected [added seq_id, int >= 1]"),
+    (lambda m: m["steps"][0]["schedule"][0].__setitem__(1, 0), "int >= 1"),
+    (lambda m: m["steps"][0]["schedule"][0].__setitem__(0, "ghost"), "expected [added seq_id"),
+    (lambda m: m["steps"][0]["schedule"].append(["a1", 1]), "names a seq_id twice"),
+    (lambda m: m["steps"][0]["schedule"].append(["a2", 1]), "expected [added seq_id"),  # a2 arrives at step 2
+    (lambda m: m["steps"][0].__setitem__("added", []), "the workload adds ['a1']"),
+    (lambda m: m["steps"][0].__setitem__("step", 2), "step == 1"),
+    (lambda m: m["steps"].pop(), "not every request was added and reported finished"),
+    (lambda m: m.__setitem__("steps", m["steps"] * 4), "step == "),
+    (lambda m: m.__setitem__("end", "step_cap"), "the cap is"),
+    (lambda m: m.__setitem__("end", "passed"), "expected 'finished'"),
+    (lambda m: m["steps"][0]["sample_calls"].append(["a1", -1]), "int >= 0"),
+    (lambda m: m["steps"][0]["after_update"].__setitem__("blocks_used", "2"), "must be int"),
+    (lambda m: m["steps"][0]["after_update"]["seqs"]["a1"].__setitem__(0, 1 << 70), "where an int or null belongs"),
+    (lambda m: m["steps"][0]["after_schedule"].__setitem__("seqs", {}), "without its first row"),
+    (lambda m: m.__setitem__("error", {"kind": "protocol"}), "not every request"),
+])
+def test_forged_or_malformed_trace_is_rejected(edit: Any, words: str) -> None:
+    with pytest.raises(protocol.Malformed) as caught:
+        protocol.trace(forged(edit), DATA, CAP, white_box=True)
+    assert words in str(caught.value)
+
+
+def test_error_record_must_name_a_known_call_at_the_right_step() -> None:
+    message = {"type": "trace", "workload": 0, "steps": [], "end": "error",
+               "error": {"kind": "exception", "step": 1, "call": "schedule", "exc_type": "ValueError", "message": "x"}}
+    _, end, error = protocol.trace(message, DATA, CAP, white_box=True)
+    assert end == "error" and error is not None and (error.call, error.exc_type) == ("schedule", "ValueError")
+    for bad in ({"call": "os.system"}, {"step": 5}, {"kind": "passed"}, {"message": 3}):
+        with pytest.raises(protocol.Malformed):
+            protocol.trace({**message, "error": {**message["error"], **bad}}, DATA, CAP, white_box=True)
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    (b'{"type": "trace", "n": 1.5}', "float"),
+    (b'{"type": "trace", "n": NaN}', "float"),
+    (b"[1, 2]", "JSON object"),
+    (b'{"kind": "trace"}', "JSON object"),
+    (b"\xff\xfe", "not valid JSON"),
+    (b"[" * 100_000, "not valid JSON"),
+])
+def test_parse_line_accepts_only_plain_json_objects(line: bytes, words: str) -> None:
+    with pytest.raises(protocol.Malformed) as caught:
+        protocol.parse_line(line)
+    assert words in str(caught.value)
