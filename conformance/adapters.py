@@ -1,0 +1,197 @@
+"""Adapters: the only code that touches an implementation under test.
+
+A driver talks to a ``SchedulerUnderTest``: ``add(seq_id, prompt_len, max_tokens)``,
+``schedule() -> dict[str, int]``, ``update() -> list[str]``, ``outputs()`` (final
+outputs, black box) and ``snapshot()`` (white box, or None). Built in: ``canonical``
+(any module with API.md's Scheduler/Sequence/SequenceStatus, from a file path or a
+dotted name), ``spec`` (the reference model) and ``impl``. A custom adapter file
+defines ``open_target(target) -> factory``; see docs/conformance.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol
+
+from spec.model import Config, Sample, State
+from spec.rules import add as spec_add
+from spec.rules import initial_state, schedule, update
+from spec.trace import snapshot_to_json
+
+Snapshot = dict[str, Any]  # the JSON form of spec.trace.snapshot_to_json
+
+
+class SchedulerUnderTest(Protocol):
+    """What a driver may do with one scheduler instance."""
+
+    def add(self, seq_id: str, prompt_len: int, max_tokens: int) -> None: ...
+    def schedule(self) -> object: ...  # should be a dict[str, int]; the driver checks
+    def update(self) -> list[str]: ...
+    def outputs(self) -> dict[str, list[int]] | None: ...
+    def snapshot(self) -> Snapshot | None: ...
+
+
+Factory = Callable[[Config, Sample], SchedulerUnderTest]
+
+
+class SnapshotError(Exception):
+    """The white-box attributes exist but hold something that is not a queue of sequences."""
+
+
+class LoadError(Exception):
+    """The target cannot be loaded or does not expose the interface; the CLI exits with 2."""
+
+
+# --- the canonical API ----------------------------------------------------------------
+
+WHITE_BOX = ("blocks_used", "num_preemptions", "waiting", "running", "finished")
+SEQ_FIELDS = ("num_computed", "num_tokens", "num_blocks", "status", "output")
+
+
+class CanonicalAdapter:
+    """Drive a module with API.md's Scheduler, Sequence and SequenceStatus."""
+
+    def __init__(self, module: ModuleType, config: Config, sample: Sample) -> None:
+        self.module = module
+        self.seqs: dict[str, Any] = {}
+        self.missing: str | None = None  # the first white-box attribute found missing
+
+        def sample_fn(seq: Any) -> int:
+            return sample(seq.seq_id, tuple(seq.output))
+
+        self.sched = module.Scheduler(num_blocks=config.num_blocks, block_size=config.block_size,
+                                      max_num_seqs=config.max_num_seqs,
+                                      max_num_batched_tokens=config.max_num_batched_tokens,
+                                      sample_fn=sample_fn, eos=config.eos)
+
+    def add(self, seq_id: str, prompt_len: int, max_tokens: int) -> None:
+        seq = self.module.Sequence(seq_id, prompt_len, max_tokens)
+        self.seqs[seq_id] = seq
+        self.sched.add(seq)
+
+    def schedule(self) -> object:
+        return self.sched.schedule()
+
+    def update(self) -> list[str]:
+        done = self.sched.update()
+        return [getattr(s, "seq_id", s) for s in done]
+
+    def outputs(self) -> dict[str, list[int]] | None:
+        try:
+            return {k: list(s.output) for k, s in self.seqs.items()}
+        except (AttributeError, TypeError):
+            return None
+
+    def snapshot(self) -> Snapshot | None:
+        """Read the white-box attributes; None (and self.missing set) when one is absent."""
+        s = self.sched
+        for name in WHITE_BOX:
+            if not hasattr(s, name):
+                self.missing = f"the submission's Scheduler has no attribute {name!r}"
+                return None
+        try:
+            queues = {name: [q.seq_id for q in getattr(s, name)] for name in ("waiting", "running", "finished")}
+            seqs = {}
+            for seq_id in sorted(self.seqs):
+                q = self.seqs[seq_id]
+                status = q.status
+                seqs[seq_id] = {"num_computed": q.num_computed, "num_tokens": q.num_tokens,
+                                "num_blocks": q.num_blocks, "status": getattr(status, "name", str(status)),
+                                "output": list(q.output)}
+        except (AttributeError, TypeError) as e:  # present but malformed: a finding, not a note
+            raise SnapshotError(f"the white-box state cannot be read: {type(e).__name__}: {e}") from None
+        return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, **queues, "seqs": seqs}
+
+
+def canonical_factory(module: ModuleType) -> Factory:
+    """A factory for CanonicalAdapter over `module`, after checking that the names exist."""
+    for name in ("Scheduler", "Sequence"):
+        if not hasattr(module, name):
+            raise LoadError(f"{module.__name__} has no {name!r}; a submission defines Scheduler, Sequence and "
+                            "SequenceStatus as in API.md, or use --adapter FILE for other names")
+    return lambda config, sample: CanonicalAdapter(module, config, sample)
+
+
+# --- the reference model --------------------------------------------------------------
+
+
+class SpecAdapter:
+    """Drive the pure model in spec/ through the same protocol as any submission."""
+
+    def __init__(self, config: Config, sample: Sample) -> None:
+        self.state: State = initial_state(config)
+        self.sample = sample
+
+    def add(self, seq_id: str, prompt_len: int, max_tokens: int) -> None:
+        self.state = spec_add(self.state, seq_id, prompt_len, max_tokens)
+
+    def schedule(self) -> object:
+        self.state, batch = schedule(self.state)
+        return dict(batch)
+
+    def update(self) -> list[str]:
+        self.state, done = update(self.state, self.sample)
+        return [s.seq_id for s in done]
+
+    def outputs(self) -> dict[str, list[int]] | None:
+        return {q.seq_id: list(q.output) for q in self.state.seqs()}
+
+    def snapshot(self) -> Snapshot | None:
+        return snapshot_to_json(self.state)
+
+
+# --- loading a target -----------------------------------------------------------------
+
+
+def load_module(target: str) -> ModuleType:
+    """Import a submission from a file path (``mine/p07_scheduler.py``) or a dotted module name."""
+    path = Path(target)
+    if target.endswith(".py") or path.is_file():
+        if not path.is_file():
+            raise LoadError(f"no such file: {target!r}; pass the path of a .py file or a dotted module name")
+        name = "schedcheck_target_" + zlib.crc32(str(path.resolve()).encode()).to_bytes(4, "big").hex()
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses and pickling look the module up by name
+        folder = str(path.resolve().parent)
+        sys.path.insert(0, folder)  # a submission may import helpers that sit beside it
+        try:
+            spec.loader.exec_module(module)
+        except Exception as e:
+            del sys.modules[name]
+            raise LoadError(f"importing {target!r} raised {type(e).__name__}: {e}") from None
+        finally:
+            sys.path.remove(folder)
+        return module
+    try:
+        return importlib.import_module(target)
+    except ImportError as e:
+        raise LoadError(f"cannot import {target!r} ({e}); pass a file path ending in .py, a dotted module "
+                        "name on sys.path, 'spec' or 'impl'") from None
+    except Exception as e:
+        raise LoadError(f"importing {target!r} raised {type(e).__name__}: {e}") from None
+
+
+def load_target(target: str, adapter_file: str | None = None) -> Factory:
+    """Resolve a target to a factory: a custom adapter file, 'spec', 'impl', a path or a module name."""
+    if adapter_file is not None:
+        module = load_module(adapter_file)
+        opener = getattr(module, "open_target", None)
+        if not callable(opener):
+            raise LoadError(f"adapter file {adapter_file!r} defines no open_target(target) function; "
+                            "see docs/conformance.md, 'Custom adapters'")
+        try:
+            factory = opener(target)
+        except Exception as e:
+            raise LoadError(f"{adapter_file}: open_target({target!r}) raised {type(e).__name__}: {e}") from None
+        return factory  # type: ignore[no-any-return]
+    if target == "spec":
+        return SpecAdapter
+    return canonical_factory(load_module(target))

@@ -1,0 +1,85 @@
+"""``schedcheck check PATH``: check an implementation against the spec and explain every failure.
+
+Exit codes: 0 conformant, 1 not conformant, 2 usage error or the submission cannot
+be loaded. The summary table and the first counterexample go to the terminal;
+``--json`` writes the report (byte-identical across runs), ``--trace-dir`` writes
+each counterexample as a replayable JSON trace and a standalone pytest file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from conformance.adapters import LoadError, load_target
+from conformance.profiles import PROFILES
+from conformance.report import EXIT_USAGE
+from conformance.suite import run
+from conformance.traces import render, write_all
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", metavar="PATH", help="a submission file (mine/p07_scheduler.py), a dotted module "
+                        "name, 'impl' or 'spec'")
+    parser.add_argument("--adapter", metavar="FILE", help="a custom adapter file defining open_target(target)")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="quick",
+                        help="how hard to look: quick (< 10 s), default (< 30 s), thorough (minutes)")
+    parser.add_argument("--json", metavar="OUT", help="write the JSON report to OUT")
+    parser.add_argument("--trace-dir", metavar="DIR", help="write counterexamples (JSON trace + pytest file) to DIR")
+    parser.add_argument("--black-box", action="store_true", help="use no white-box attribute (skips invariants)")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+class _Progress:
+    """One overwritten status line on a terminal, nothing otherwise."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.perf_counter()
+
+    def __call__(self, stage: str, done: int, total: int | None) -> None:
+        if self.enabled:
+            of = f"/{total}" if total else ""
+            sys.stderr.write(f"\r  {time.perf_counter() - self.start:6.1f}s  {stage} {done}{of}        ")
+            sys.stderr.flush()
+
+    def clear(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 70 + "\r")
+
+
+def main(args: argparse.Namespace) -> int:
+    progress = _Progress(not args.quiet)
+    try:
+        report = run(args.path, args.profile, adapter=args.adapter, white_box=not args.black_box, progress=progress)
+    except LoadError as e:
+        progress.clear()
+        print(f"schedcheck: cannot load {args.path!r}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    progress.clear()
+    t = report.timings
+    print(f"schedcheck check {args.path}  profile={args.profile}  rules=p07-rules/1  "
+          f"{report.vectors} corpus vectors  {t['total']:.1f} s")
+    print(report.summary())
+    cxs = report.counterexamples
+    if cxs:
+        factory = load_target(args.path, args.adapter)
+        print()
+        shown = next((c for c in cxs if c.check == "differential"), cxs[0])  # the step-by-step view says most
+        print(render(shown, factory, report.white_box))
+        if t["first_finding"] is not None:
+            print(f"      time to first finding: {t['first_finding']:.2f} s")
+    if args.trace_dir:
+        out = Path(args.trace_dir)
+        submission = args.path if args.adapter is None else None
+        for i, cx in enumerate(cxs, start=1):
+            for p in write_all(cx, i, out, submission):
+                print(f"wrote {p}" + (f"   (rerun: schedcheck replay {p} {args.path})" if p.suffix == ".json"
+                                      else f"   (rerun: python -m pytest {p})"))
+    if args.json:
+        Path(args.json).write_text(report.dumps())
+    print(f"\n{report.verdict}: {sum(c.status == 'fail' for c in report.checks.values())} of {len(report.checks)} "
+          "checks failed" if cxs else f"\n{report.verdict}: conformant under profile {args.profile}")
+    return report.exit_code

@@ -1,0 +1,186 @@
+"""Drivers: run a workload on a scheduler under test and record what it did, as plain JSON.
+
+The driver owns the call protocol of API.md: arrivals are added before the
+``schedule()`` of their step, then ``schedule()`` and ``update()`` alternate until
+every request has finished or the run passes the workload's liveness bound. It
+records, never judges: the observed trace is plain data (so a child process can
+produce it and a parent can judge it), and an exception from the submission ends
+the run with an ``error`` record instead of escaping.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
+from spec.trace import Workload, liveness_bound, workload_to_json
+
+OBSERVED_FORMAT = "schedcheck/observed"
+RUN_SECONDS = 10.0  # a workload run that takes longer is reported as a hang
+
+
+class CallTimeout(BaseException):
+    """The run did not end within RUN_SECONDS (a BaseException, so a submission's `except Exception` cannot hide it)."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise CallTimeout in the main thread after `seconds` (no limit where signals are unavailable).
+
+    Set once per run, not per call: arming a timer costs about as much as a call.
+    """
+    if not hasattr(signal, "setitimer"):
+        yield
+        return
+    try:
+        previous = signal.signal(signal.SIGALRM, _raise_timeout)
+    except ValueError:  # not the main thread
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _raise_timeout(signum: int, frame: object) -> None:
+    raise CallTimeout(f"the run did not end within {RUN_SECONDS:g} s (an endless loop?)")
+
+
+def _bad_batch(result: object) -> str | None:
+    """Why a schedule() result is not a dict[str, int], or None."""
+    if not isinstance(result, dict):
+        return f"schedule() returned a {type(result).__name__}, expected a dict[str, int]"
+    for k, v in result.items():
+        if type(k) is not str:
+            return f"schedule() returned key {k!r} ({type(k).__name__}); keys are seq_id strings"
+        if type(v) is not int:
+            return f"schedule() returned {k}: {v!r} ({type(v).__name__}); token counts are ints"
+    return None
+
+
+class Recorder:
+    """The driver's sample function: the workload's rule, with every call recorded."""
+
+    def __init__(self, workload: Workload) -> None:
+        self.rule = workload.sample
+        self.calls: list[list[Any]] = []
+
+    def __call__(self, seq_id: str, output: tuple[int, ...]) -> int:
+        token = self.rule(seq_id, tuple(output))
+        self.calls.append([seq_id, len(output), token])
+        return token
+
+
+def run_workload(workload: Workload, factory: Factory, white_box: bool = True,
+                 mutate_results: bool = False) -> dict[str, Any]:
+    """Run `workload` on a fresh instance from `factory`; return the observed trace (plain JSON).
+
+    mutate_results clears each dict that schedule() returned before calling update(),
+    as a careless caller might; a conforming submission must not notice. The whole
+    run is limited to RUN_SECONDS; a hang is recorded like an exception.
+    """
+    state: dict[str, Any] = {}
+    try:
+        with time_limit(RUN_SECONDS):
+            return _run(workload, factory, white_box, mutate_results, state)
+    except CallTimeout as e:
+        observed: dict[str, Any] = state["observed"]
+        observed["stop"] = "error"
+        observed["error"] = {"step": len(observed["steps"]), "call": "?", "kind": "CallTimeout", "message": str(e)}
+        return observed
+
+
+def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: bool,
+         where: dict[str, Any]) -> dict[str, Any]:
+    """The body of run_workload; `where` hands the observed trace to the timeout handler."""
+    steps: list[dict[str, Any]] = []
+    observed: dict[str, Any] = {"format": OBSERVED_FORMAT, "version": 1, "workload": workload_to_json(workload),
+                                "white_box": white_box, "note": None, "steps": steps, "outputs": None,
+                                "stop": "done", "error": None, "white_box_error": None}
+    where["observed"] = observed
+    sample = Recorder(workload)
+    call = "create"
+    step = 0
+
+    def fail(kind: str, message: str) -> dict[str, Any]:
+        observed["stop"] = "error"
+        observed["error"] = {"step": step, "call": call, "kind": kind, "message": message}
+        return observed
+
+    try:
+        sut: SchedulerUnderTest = factory(workload.config, sample)
+    except (Exception, CallTimeout) as e:  # the submission's constructor raised
+        return fail(type(e).__name__, str(e))
+    pending = sorted(workload.requests, key=lambda r: r.arrival)
+    ids = {r.seq_id for r in workload.requests}
+    done: set[str] = set()
+    bound = liveness_bound(workload.requests)
+    while pending or not ids <= done:
+        step += 1
+        if step > bound:
+            observed["stop"] = "bound"
+            break
+        record: dict[str, Any] = {"step": step, "added": []}
+        steps.append(record)
+        try:
+            while pending and pending[0].arrival <= step:
+                r = pending.pop(0)
+                call = f"add({r.seq_id!r})"
+                sut.add(r.seq_id, r.prompt_len, r.max_tokens)
+                record["added"].append(r.seq_id)
+            call = "schedule"
+            result = sut.schedule()
+            why = _bad_batch(result)
+            if why is not None:
+                record["schedule"] = None
+                return fail("bad_result", why)
+            assert isinstance(result, dict)
+            record["schedule"] = [[k, v] for k, v in result.items()]
+            if white_box and observed["white_box_error"] is None:
+                record["after_schedule"] = _snapshot(sut, observed, step, call)
+            if mutate_results:
+                result.clear()
+            call = "update"
+            first = len(sample.calls)
+            finished = sut.update()
+            record["sampled"] = sample.calls[first:]
+            if not isinstance(finished, list) or any(type(x) is not str for x in finished):
+                return fail("bad_result", f"update() returned {finished!r}; expected a list of finished sequences")
+            record["finished"] = list(finished)
+            done.update(finished)
+            if white_box and observed["white_box_error"] is None:
+                record["after_update"] = _snapshot(sut, observed, step, call)
+        except (Exception, CallTimeout) as e:  # the submission raised or hung: a finding, never a suite crash
+            return fail(type(e).__name__, str(e) or repr(e))
+    try:
+        outputs = sut.outputs()
+    except Exception:
+        outputs = None
+    observed["outputs"] = None if outputs is None else {k: list(v) for k, v in sorted(outputs.items())}
+    return observed
+
+
+def _snapshot(sut: SchedulerUnderTest, observed: dict[str, Any], step: int, call: str) -> dict[str, Any] | None:
+    """The white-box snapshot, or None with a note saying which attribute is missing.
+
+    Attributes that exist but cannot be read (a None in a queue) are recorded as a
+    white-box error, which the invariants check reports; a missing attribute is a note.
+    """
+    try:
+        snap = sut.snapshot()
+    except SnapshotError as e:
+        observed["white_box_error"] = {"step": step, "call": call, "message": str(e)}
+        return None
+    except Exception as e:
+        snap = None
+        observed["note"] = observed["note"] or f"white-box checks skipped: reading the state raised {e!r}"
+    if snap is None and observed["note"] is None:
+        missing = getattr(sut, "missing", None) or "the adapter gives no white-box access"
+        observed["note"] = f"white-box checks skipped: {missing}"
+    return snap

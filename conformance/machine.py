@@ -1,0 +1,126 @@
+"""A Hypothesis state machine that drives the submission and the spec in lockstep.
+
+Rules: ``add_request`` (a feasible request joins the waiting tail) and ``step``
+(schedule() then update() on both, compared call by call); the invariant after
+every rule checks I1, I3 and I6 on the submission's white-box state. The machine
+records what it did as a workload, so a failure becomes an ordinary workload that
+the shrinker and the reports handle like any other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
+
+from conformance.adapters import Factory, SchedulerUnderTest
+from conformance.checkers import to_state
+from spec.invariants import check_state
+from spec.model import Config, State
+from spec.rules import add, initial_state, schedule, update
+from spec.trace import Request, Workload, make_workload
+
+
+class Divergence(AssertionError):
+    """The submission and the spec disagreed at a call."""
+
+
+def _sample(seq_id: str, output: tuple[int, ...]) -> int:
+    """The machine's model: a{i} samples 100 * i + len(output), as make_workload's default bases."""
+    return 100 * int(seq_id[1:]) + len(output)
+
+
+configs = st.builds(Config, num_blocks=st.integers(1, 10), block_size=st.integers(1, 4),
+                    max_num_seqs=st.integers(1, 4), max_num_batched_tokens=st.integers(1, 12))
+
+
+def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload]) -> type[RuleBasedStateMachine]:
+    """A machine class bound to one target; each failing run appends its workload to `found`."""
+
+    class Lockstep(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.requests: list[Request] = []
+            self.steps = 0
+            self.config: Config = Config(1, 1, 1, 1)
+            self.state: State = initial_state(self.config)
+            self.sut: SchedulerUnderTest | None = None
+
+        def workload(self) -> Workload:
+            return make_workload(self.config, self.requests, tags=("stateful",))
+
+        def fail(self, message: str) -> None:
+            found.append(self.workload())
+            raise Divergence(message)
+
+        @initialize(config=configs)
+        def start(self, config: Config) -> None:
+            self.config = config
+            self.state = initial_state(config)
+            try:
+                self.sut = factory(config, _sample)
+            except Exception as e:
+                self.fail(f"creating the Scheduler raised {e!r}")
+
+        @rule(prompt_len=st.integers(1, 8), max_tokens=st.integers(1, 4))
+        def add_request(self, prompt_len: int, max_tokens: int) -> None:
+            cap = self.config.num_blocks * self.config.block_size  # keep the request feasible alone
+            prompt_len = min(prompt_len, cap)
+            max_tokens = min(max_tokens, cap - prompt_len + 1)
+            seq_id = f"a{len(self.requests) + 1}"
+            self.requests.append(Request(seq_id, prompt_len, max_tokens, self.steps + 1))
+            self.state = add(self.state, seq_id, prompt_len, max_tokens)
+            self.call(lambda sut: sut.add(seq_id, prompt_len, max_tokens), f"add({seq_id!r})")
+
+        def call(self, fn: Any, what: str) -> Any:
+            assert self.sut is not None
+            try:
+                return fn(self.sut)
+            except Exception as e:
+                self.fail(f"step {self.steps}: {what} raised {type(e).__name__}: {e}")
+
+        @rule()
+        def step(self) -> None:
+            self.steps += 1
+            self.state, batch = schedule(self.state)
+            got = self.call(lambda sut: sut.schedule(), "schedule()")
+            if not isinstance(got, dict) or list(got.items()) != list(batch):
+                self.fail(f"step {self.steps}: schedule() returned {got}, the spec returns {dict(batch)}")
+            self.state, done = update(self.state, _sample)
+            finished = self.call(lambda sut: sut.update(), "update()")
+            if finished != [q.seq_id for q in done]:
+                self.fail(f"step {self.steps}: update() returned {finished}, the spec finishes "
+                          f"{[q.seq_id for q in done]}")
+
+        @invariant()
+        def white_box_state_invariants(self) -> None:
+            if not white_box or self.sut is None:
+                return
+            snap = self.call(lambda sut: sut.snapshot(), "reading the white-box state")
+            if snap is None:
+                return
+            requests = {r.seq_id: (r.prompt_len, r.max_tokens) for r in self.requests}
+            try:
+                violations = check_state(to_state(self.config, requests, snap))
+            except (KeyError, TypeError, ValueError) as e:
+                self.fail(f"the white-box state is inconsistent: {e!r}")
+                return
+            if violations:
+                self.fail(f"after step {self.steps}: {violations[0]}")
+
+    return Lockstep
+
+
+def run_machine(factory: Factory, examples: int, steps: int, white_box: bool = True) -> Workload | None:
+    """Run the lockstep machine; return the workload of the first failing run, or None."""
+    found: list[Workload] = []
+    machine = lockstep_machine(factory, white_box, found)
+    config = settings(max_examples=examples, stateful_step_count=steps, derandomize=True, database=None,
+                      deadline=None, phases=(Phase.explicit, Phase.generate), print_blob=False,
+                      suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+    with contextlib.suppress(Exception):  # the failing run's workload is in `found`; the suite shrinks it
+        run_state_machine_as_test(machine, settings=config)  # type: ignore[no-untyped-call]
+    return found[0] if found else None

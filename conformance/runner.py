@@ -1,0 +1,54 @@
+"""Run every per-workload check on one workload: the unit that corpora, generators and shrinking share.
+
+``check_workload`` runs the submission (white box when asked), judges the observed
+trace with each checker, runs the multi-run probes, and returns the first finding
+per check. ``predicate`` gives the same judgement for one check, for the shrinker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from conformance import checkers, probes
+from conformance.adapters import Factory
+from conformance.checkers import Finding
+from conformance.drivers import run_workload
+from spec.trace import Workload
+
+WORKLOAD_CHECKS = ("differential", "invariants", "equivalence", "liveness", "hygiene")
+Judge = Callable[[Workload, dict[str, Any]], list[Finding]]
+JUDGES: tuple[tuple[str, Judge], ...] = (
+    ("differential", checkers.differential), ("invariants", checkers.invariants),
+    ("liveness", checkers.liveness), ("hygiene", checkers.hygiene))
+
+
+def check_workload(workload: Workload, factory: Factory, white_box: bool = True,
+                   only: Iterable[str] = WORKLOAD_CHECKS, extra_probes: bool = True) -> dict[str, Finding | None]:
+    """The first finding of each requested check (None: it passed) on one workload."""
+    wanted = set(only)
+    if not white_box:
+        wanted.discard("invariants")
+    observed = run_workload(workload, factory, white_box=white_box and "invariants" in wanted)
+    out: dict[str, Finding | None] = {}
+    for name, judge in JUDGES:
+        if name in wanted:
+            found = judge(workload, observed)
+            out[name] = found[0] if found else None
+    if "equivalence" in wanted:
+        found = probes.equivalence(workload, factory, observed)
+        out["equivalence"] = found[0] if found else None
+    if "hygiene" in wanted and out.get("hygiene") is None and extra_probes:
+        found = probes.fresh_dict(workload, factory) or probes.instances(workload, factory)
+        out["hygiene"] = found[0] if found else None
+    return out
+
+
+def predicate(check: str, factory: Factory, white_box: bool = True) -> Callable[[Workload], Finding | None]:
+    """A shrinking predicate: the finding of `check` on a workload, or None."""
+    def fails(w: Workload) -> Finding | None:
+        try:
+            return check_workload(w, factory, white_box, only=(check,)).get(check)
+        except Exception:  # a candidate the suite cannot judge is not a counterexample
+            return None
+    return fails

@@ -1,0 +1,160 @@
+"""Render a counterexample three ways: a step table, a replayable JSON trace, a standalone pytest file.
+
+The table shows the shortest history up to the first divergence in the card's
+style: per call the submission's value and the spec's (``same`` where they agree),
+blocks_used, the queues and every sequence's num_computed/num_tokens/num_blocks,
+then the spec's reasons for the diverging step and the rule id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from conformance.adapters import Factory
+from conformance.checkers import expected_trace
+from conformance.drivers import run_workload
+from conformance.report import Counterexample
+from spec.explain import header
+from spec.trace import trace_to_json
+
+
+def _batch(b: list[list[Any]] | None) -> str:
+    return "-" if b is None else "{" + ", ".join(f"{k}: {n}" for k, n in b) + "}"
+
+
+def _ids(x: list[str] | None) -> str:
+    return "-" if x is None else "[" + ", ".join(x) + "]"
+
+
+def _both(got: str, want: str) -> str:
+    return got if got == want else f"{got} (spec {want})"
+
+
+def _seqs(snap: dict[str, Any] | None) -> str:
+    if not snap:
+        return ""
+    live = [i for i in snap["running"] + snap["waiting"]]
+    return "  ".join(f"{i} {snap['seqs'][i]['num_computed']}/{snap['seqs'][i]['num_tokens']}/"
+                     f"{snap['seqs'][i]['num_blocks']}" for i in live if i in snap["seqs"])
+
+
+def render(cx: Counterexample, factory: Factory | None, white_box: bool = True) -> str:
+    """The step table of a counterexample up to its first divergence, marked with >>."""
+    f = cx.finding
+    trace: dict[str, Any] = trace_to_json(expected_trace(cx.workload))
+    mutate = f.rule == "H.fresh_dict"  # show the run in which the caller cleared the returned dict
+    observed = run_workload(cx.workload, factory, white_box, mutate) if factory is not None else None
+    lines = [f"FAIL  {f.check}: {f.message}   [{f.rule}]"] + header(cx.workload)
+    lines.append("      (seqs: num_computed/num_tokens/num_blocks after the call; submission's where visible)")
+    cols = f"   {'step':>4}  {'call':<9} {'submission':<22} {'spec':<18} {'blocks_used':<12} {'waiting':<14} running"
+    lines += ["", cols]
+    last = min(max(f.step, 1), len(trace["steps"]))
+    got_steps = observed["steps"] if observed is not None else []
+    for i, want in enumerate(trace["steps"][:last]):
+        got = got_steps[i] if i < len(got_steps) else {}
+        for call, snap_key in (("schedule", "after_schedule"), ("update", "after_update")):
+            w_val = _batch(want["schedule"]) if call == "schedule" else _ids(want["finished"])
+            g_val = (_batch(got.get("schedule")) if call == "schedule" else _ids(got.get("finished"))) \
+                if observed is not None else w_val
+            spec_snap, sub_snap = want[snap_key], got.get(snap_key)
+            snap = sub_snap or spec_snap
+            used = _both(str(snap["blocks_used"]), str(spec_snap["blocks_used"]))
+            waiting = _both(_ids(snap["waiting"]), _ids(spec_snap["waiting"]))
+            running = _both(_ids(snap["running"]), _ids(spec_snap["running"]))
+            mark = ">>" if want["step"] == f.step and call == f.call else "  "
+            shown = "same" if g_val == w_val else w_val
+            lines.append(f"{mark} {want['step']:>4}  {call:<9} {g_val:<22} {shown:<18} {used:<12} {waiting:<14} "
+                         f"{running}")
+            seqs = _seqs(snap)
+            if seqs:
+                lines.append(f"{'':>16}{seqs}")
+    if f.explanation:
+        lines.append(f"      spec at step {f.step}:")
+        lines += [f"        {e}" for e in f.explanation]
+    if f.call == "outputs" or f.check == "equivalence":
+        lines.append(f"      final outputs: expected {f.expected}, got {f.actual}")
+    lines.append(f"      first found by: {cx.source}; size: {cx.size['requests']} requests, {cx.size['steps']} steps")
+    return "\n".join(lines)
+
+
+def trace_json(cx: Counterexample) -> dict[str, Any]:
+    """The spec's trace of the counterexample plus the finding; `schedcheck replay` reads it."""
+    return {**trace_to_json(expected_trace(cx.workload)), "finding": cx.to_json() | {"workload": None}}
+
+
+def pytest_file(cx: Counterexample, submission: str, out_dir: Path) -> str:
+    """A pytest file that reproduces the failure with only the submission (canonical API) and pytest."""
+    trace = expected_trace(cx.workload)
+    w = cx.workload
+    c = w.config
+    rel = os.path.relpath(Path(submission).resolve(), out_dir.resolve())
+    eos_at = {k: list(v) for k, v in w.sample.eos_at}
+    lines = [
+        f'"""Counterexample: {cx.finding.check} [{cx.finding.rule}], step {cx.finding.step}.',
+        "",
+        f"{cx.finding.message}",
+        'Run: pytest THIS_FILE (set SCHEDCHECK_SUBMISSION to test another file)."""',
+        "import importlib.util, os, pathlib, sys",
+        "",
+        f"PATH = os.environ.get('SCHEDCHECK_SUBMISSION') or pathlib.Path(__file__).parent / {rel!r}",
+        "sys.path.insert(0, str(pathlib.Path(PATH).resolve().parent))  # helpers beside the submission",
+        "spec = importlib.util.spec_from_file_location('submission', PATH)",
+        "m = importlib.util.module_from_spec(spec)",
+        "spec.loader.exec_module(m)",
+        f"BASE = {dict(w.sample.base)!r}",
+        f"EOS_AT = {eos_at!r}  # output positions that sample eos",
+        "",
+        "",
+        "def sample(seq):",
+        "    seq_id = seq.seq_id.removeprefix('b:')  # the second instance's ids, if any",
+        f"    return {c.eos!r} if len(seq.output) in EOS_AT.get(seq_id, ()) else BASE[seq_id] + len(seq.output)",
+        "",
+        "",
+        f"def test_{cx.finding.check}_{cx.finding.rule.replace('.', '_').lower()}():",
+        f"    s = m.Scheduler(num_blocks={c.num_blocks}, block_size={c.block_size}, max_num_seqs={c.max_num_seqs}, "
+        f"max_num_batched_tokens={c.max_num_batched_tokens}, sample_fn=sample, eos={c.eos!r})",
+        "    seqs = {}",
+    ]
+    rule = cx.finding.rule
+    if rule == "H.instances":
+        lines.append(f"    t = m.Scheduler({c.num_blocks}, {c.block_size}, {c.max_num_seqs}, "
+                     f"{c.max_num_batched_tokens}, sample, {c.eos!r})  # a second instance, fed the same calls")
+    arrivals: dict[int, list[Any]] = {}
+    for r in w.requests:
+        arrivals.setdefault(r.arrival, []).append(r)
+    for step in trace.steps:
+        for r in arrivals.get(step.step, []):
+            lines.append(f"    seqs[{r.seq_id!r}] = m.Sequence({r.seq_id!r}, {r.prompt_len}, {r.max_tokens}); "
+                         f"s.add(seqs[{r.seq_id!r}])")
+            if rule == "H.instances":
+                lines.append(f"    t.add(m.Sequence('b:{r.seq_id}', {r.prompt_len}, {r.max_tokens}))")
+        lines.append(f"    batch = s.schedule()  # step {step.step}")
+        lines.append(f"    assert list(batch.items()) == {[tuple(p) for p in step.batch]!r}")
+        if rule == "H.fresh_dict":
+            lines.append("    batch.clear()  # a caller may change the returned dict; update() must not notice")
+        if rule == "H.instances":
+            lines.append("    t.schedule()")
+        lines.append(f"    assert [q.seq_id for q in s.update()] == {list(step.finished)!r}")
+        if rule == "H.instances":
+            lines.append("    t.update()")
+        if step.step >= cx.finding.step and cx.finding.call != "outputs":
+            break
+    else:
+        outputs = {k: list(v) for k, v in sorted(trace.outputs().items())}
+        lines.append(f"    assert {{k: list(q.output) for k, q in seqs.items()}} == {outputs!r}")
+    return "\n".join(lines) + "\n"
+
+
+def write_all(cx: Counterexample, index: int, out_dir: Path, submission: str | None) -> list[Path]:
+    """Write NNNN_<check>.json (replayable) and, for a file submission, NNNN_<check>_test.py."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = f"{index:04d}_{cx.check}"
+    paths = [out_dir / f"{stem}.json"]
+    paths[0].write_text(json.dumps(trace_json(cx), indent=2, sort_keys=True) + "\n")
+    if submission is not None and submission.endswith(".py") and Path(submission).is_file():
+        paths.append(out_dir / f"{stem}_test.py")
+        paths[1].write_text(pytest_file(cx, submission, out_dir))
+    return paths

@@ -1,0 +1,47 @@
+"""Adapters load a submission by path or module name; load failures are usage errors with a fix."""
+
+import pytest
+
+from conformance.adapters import LoadError, load_target
+from conformance.drivers import run_workload
+from spec.golden import case_named
+
+
+def test_missing_file_is_a_load_error_that_says_what_to_pass():
+    with pytest.raises(LoadError, match="no such file"):
+        load_target("mine/nothing_here.py")
+
+
+def test_a_module_without_the_api_names_is_a_load_error(tmp_path):
+    p = tmp_path / "empty.py"
+    p.write_text("X = 1\n")
+    with pytest.raises(LoadError, match="Scheduler"):
+        load_target(str(p))
+
+
+def test_a_submission_that_fails_to_import_is_a_load_error(tmp_path):
+    p = tmp_path / "broken.py"
+    p.write_text("raise RuntimeError('boom')\n")
+    with pytest.raises(LoadError, match="boom"):
+        load_target(str(p))
+
+
+def test_dotted_module_name_and_white_box_snapshot():
+    factory = load_target("tests.mutants.reference_scheduler")
+    obs = run_workload(case_named("example1").workload, factory)
+    assert obs["note"] is None
+    assert obs["steps"][0]["after_update"]["blocks_used"] == 3
+
+
+def test_custom_adapter_file_without_white_box_access_gives_a_note_not_a_failure():
+    factory = load_target("examples/vllm_style/engine.py", "examples/vllm_style/adapter.py")
+    obs = run_workload(case_named("example2").workload, factory)
+    assert obs["error"] is None and obs["note"].startswith("white-box checks skipped")
+    assert [s["schedule"] for s in obs["steps"]] == [[["a1", 2], ["a2", 3]], [["a1", 1]], [["a1", 1]], [["a2", 4]]]
+
+
+def test_adapter_file_without_open_target_is_a_load_error(tmp_path):
+    p = tmp_path / "adapter.py"
+    p.write_text("X = 1\n")
+    with pytest.raises(LoadError, match="open_target"):
+        load_target("spec", str(p))

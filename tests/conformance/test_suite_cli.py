@@ -1,0 +1,63 @@
+"""The whole run: spec and impl pass, the bundled buggy example fails with a replayable counterexample,
+exit codes follow the contract, and two runs give byte-identical JSON reports."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+from conformance.suite import run
+
+BUGGY = "examples/p07_buggy/p07_scheduler.py"
+
+
+@pytest.mark.parametrize("target", ["spec", "impl"])
+def test_spec_and_impl_pass_the_quick_profile_with_zero_findings(target):
+    if target == "impl" and not Path("impl/scheduler.py").exists():
+        pytest.skip("impl/ is not in this checkout")
+    report = run(target, "quick")
+    assert report.verdict == "PASS", report.summary()
+    assert all(c.failed == 0 for c in report.checks.values())
+
+
+def test_check_exit_codes_and_byte_identical_json(tmp_path, capsys):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["check", BUGGY, "--quiet", "--json", str(a), "--trace-dir", str(tmp_path / "t")]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  differential: step 2" in out and "[P2.stop]" in out and ">>" in out
+    assert main(["check", BUGGY, "--quiet", "--json", str(b)]) == 1
+    assert a.read_bytes() == b.read_bytes()
+    text = a.read_text()
+    assert str(Path.cwd()) not in text and "seconds" not in text
+    report = json.loads(text)
+    assert report["verdict"] == "FAIL" and report["checks"]["differential"]["counterexample"]["rule"] == "P2.stop"
+
+
+def test_unloadable_submission_exits_2(tmp_path, capsys):
+    assert main(["check", str(tmp_path / "missing.py"), "--quiet"]) == 2
+    assert "cannot load" in capsys.readouterr().err
+
+
+def test_counterexample_replays_and_its_pytest_file_reproduces_the_failure(tmp_path, capsys):
+    trace_dir = tmp_path / "t"
+    main(["check", BUGGY, "--quiet", "--trace-dir", str(trace_dir)])
+    trace = next(trace_dir.glob("*_differential.json"))
+    assert main(["replay", str(trace), BUGGY]) == 1
+    assert main(["replay", str(trace), "tests/mutants/reference_scheduler.py"]) == 0
+    assert main(["replay", str(tmp_path / "none.json"), BUGGY]) == 2
+    source = next(trace_dir.glob("*_differential_test.py")).read_text()
+    for submission, fails in ((BUGGY, True), ("tests/mutants/reference_scheduler.py", False)):
+        os.environ["SCHEDCHECK_SUBMISSION"] = submission
+        try:
+            namespace = {"__file__": str(trace_dir / "x.py")}
+            exec(compile(source, "repro", "exec"), namespace)
+            test = next(v for k, v in namespace.items() if k.startswith("test_"))
+            if fails:
+                with pytest.raises(AssertionError):
+                    test()
+            else:
+                test()
+        finally:
+            del os.environ["SCHEDCHECK_SUBMISSION"]

@@ -1,0 +1,19 @@
+"""Mutant max_tokens_off_by_one: a sequence finishes only when len(output) > max_tokens."""
+
+from reference_scheduler import Scheduler as Reference
+from reference_scheduler import Sequence, SequenceStatus
+
+__all__ = ["Scheduler", "Sequence", "SequenceStatus"]
+
+
+class Scheduler(Reference):
+    def advance(self, seq: Sequence, n: int) -> bool:
+        seq.num_computed += n
+        if seq.num_computed < seq.num_tokens:
+            return False
+        tok = self.sample_fn(seq)
+        seq.output.append(tok)
+        if tok == self.eos or len(seq.output) > seq.max_tokens:  # bug: one token too many
+            self.finish(seq)
+            return True
+        return False

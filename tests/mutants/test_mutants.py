@@ -1,0 +1,54 @@
+"""Quality tests: every catalog bug, planted in the reference, is caught by the quick profile.
+
+Each mutant's findings (check -> rule id and counterexample size) are pinned in
+expected/<name>.json by ``python -m tests.mutants.pin``; a change in what the suite
+finds shows up here as a diff.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.catalog import CATALOG
+from conformance.suite import run
+
+HERE = Path(__file__).parent
+NAMES = [bug.name for bug in CATALOG]
+
+
+def findings(report):
+    return {cx.check: {"rule": cx.finding.rule, "call": cx.finding.call, **cx.size} for cx in report.counterexamples}
+
+
+def expected(name):
+    return json.loads((HERE / "expected" / f"{name}.json").read_text())
+
+
+def test_every_catalog_bug_has_a_mutant_and_a_pinned_finding():
+    assert sorted(p.stem for p in HERE.glob("*.py") if p.stem not in
+                  {"__init__", "reference_scheduler", "pin", "test_mutants"}) == sorted(NAMES)
+    assert sorted(p.stem for p in (HERE / "expected").glob("*.json")) == sorted(NAMES)
+
+
+def test_the_reference_the_mutants_derive_from_is_conformant():
+    report = run(str(HERE / "reference_scheduler.py"), "quick")
+    assert report.verdict == "PASS", report.summary()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_quick_profile_catches_mutant_with_the_pinned_findings(name):
+    report = run(f"tests/mutants/{name}.py", "quick")
+    got = findings(report)
+    assert report.verdict == "FAIL"
+    assert got == expected(name)["white_box"]
+    for size in got.values():
+        assert size["requests"] <= 4 and size["steps"] <= 8, (name, size)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_black_box_checks_alone_catch_mutant(name):
+    report = run(f"tests/mutants/{name}.py", "quick", white_box=False)
+    assert report.verdict == "FAIL"
+    assert findings(report) == expected(name)["black_box"]
