@@ -1,6 +1,6 @@
 """The catalog of known bugs: the card's pitfall table (易错点) and more seen in real schedulers.
 
-Each entry has a stable name (used by the mutant submissions under tests/mutants/,
+Each entry has a stable name (used by the mutant submissions under conformance/mutants/,
 by ``schedcheck prove --inject`` and by grading's diagnosis), the symptom in the
 card's terms, and a hint that points at the rule without giving the code.
 """

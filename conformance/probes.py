@@ -22,7 +22,11 @@ GOLDEN_FIELDS = ((("blocks_used", "num_blocks"), "I1"), (("num_computed",), "I3"
 
 def golden(case: GoldenCase, factory: Factory, white_box: bool = True) -> list[Finding]:
     """Run one of the card's worked cases and compare every field the card gives."""
-    observed = run_workload(case.workload, factory, white_box=white_box)
+    return judge_golden(case, run_workload(case.workload, factory, white_box=white_box))
+
+
+def judge_golden(case: GoldenCase, observed: dict[str, Any]) -> list[Finding]:
+    """Compare an observed run of a card case with every field the card gives."""
     if observed["error"] is not None:
         err = observed["error"]
         return [Finding("golden", "H.raised", err["step"], err["call"],
@@ -65,6 +69,11 @@ def equivalence(workload: Workload, factory: Factory, tight: dict[str, Any] | No
     """The same workload with its own and with an ample cache ends with the same outputs (OUT)."""
     tight = tight if tight is not None else run_workload(workload, factory, white_box=False)
     ample = run_workload(with_num_blocks(workload, ample_num_blocks(workload)), factory, white_box=False)
+    return judge_equivalence(workload, tight, ample)
+
+
+def judge_equivalence(workload: Workload, tight: dict[str, Any], ample: dict[str, Any]) -> list[Finding]:
+    """Compare the outputs of two observed runs of a workload: its own cache and an ample one (OUT)."""
     if tight["stop"] != "done" or ample["stop"] != "done":
         return []  # a run that did not finish is liveness's or hygiene's finding
     a, b = _outputs(ample), _outputs(tight)
@@ -92,7 +101,11 @@ def _first_difference(plain: dict[str, Any], other: dict[str, Any]) -> tuple[int
 def fresh_dict(workload: Workload, factory: Factory, plain: dict[str, Any] | None = None) -> list[Finding]:
     """Clearing the dict schedule() returned must not change what update() does (H.fresh_dict)."""
     plain = plain if plain is not None else run_workload(workload, factory, white_box=False)
-    mutated = run_workload(workload, factory, white_box=False, mutate_results=True)
+    return judge_fresh_dict(plain, run_workload(workload, factory, white_box=False, mutate_results=True))
+
+
+def judge_fresh_dict(plain: dict[str, Any], mutated: dict[str, Any]) -> list[Finding]:
+    """Compare a plain run with one whose caller cleared every dict schedule() returned (H.fresh_dict)."""
     diff = _first_difference(plain, mutated)
     if diff is None:
         return []

@@ -66,10 +66,16 @@ class Run:
                                              seconds=round(time.monotonic() - started, 4), **more)
 
 
+PROBES = ("mutate",)  # "mutate": the child clears every dict schedule() returns before calling update()
+
+
 def prepare(workload: Workload | Mapping[str, Any], limits: Limits) -> tuple[Workload, dict[str, Any], int]:
     """A workload, its JSON for the child, and its step cap (liveness bound + margin)."""
     w = workload if isinstance(workload, Workload) else workload_from_json(dict(workload))
-    return w, workload_to_json(w), liveness_bound(w.requests) + limits.step_margin
+    data = workload_to_json(w)
+    if not isinstance(workload, Workload) and workload.get("probe") in PROBES:
+        data["probe"] = workload["probe"]
+    return w, data, liveness_bound(w.requests) + limits.step_margin
 
 
 def judge_trace(run: Run, index: int, message: dict[str, Any], started: float) -> None:

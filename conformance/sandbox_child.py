@@ -203,6 +203,7 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
     base: dict[str, int] = workload["sample"]["base"]
     eos_at = {k: frozenset(v) for k, v in workload["sample"].get("eos_at", {}).items()}
     eos = config["eos"]
+    mutate = workload.get("probe") == "mutate"
     requests = sorted(workload["requests"], key=lambda r: r["arrival"])
     every_id = {r["seq_id"] for r in requests}
     seqs: dict[str, object] = {}
@@ -247,7 +248,10 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
                 added.append(r["seq_id"])
             call = "schedule"
             del sampled[:]  # a sample_fn call during schedule() is recorded with this step too
-            batch = read_batch(sched.schedule(), seqs)
+            returned = sched.schedule()
+            batch = read_batch(returned, seqs)
+            if mutate and type(returned) is dict:
+                returned.clear()  # a careless caller; a conforming submission must not notice
             record: dict[str, object] = {"step": step, "added": added, "schedule": batch}
             if white_box:
                 call = "snapshot"

@@ -14,7 +14,7 @@ from pathlib import Path
 DEFAULT_RUBRIC = Path(__file__).with_name("rubric.toml")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 SCORINGS = ("proportional", "all_or_nothing")
-CHECKS = ("golden", "differential", "invariants", "output-equivalence", "liveness", "protocol")
+CHECKS = ("golden", "differential", "invariants", "equivalence", "liveness", "hygiene")
 
 
 class RubricError(ValueError):
@@ -29,12 +29,14 @@ class Item:
     visibility: str  # Gradescope visibility of this test
     features: tuple[str, ...]  # corpus tags it is graded on; empty: every vector
     checks: tuple[str, ...]  # conformance checks whose findings cost it points
+    seconds: float | None = None  # time limit of this item: the wall time of its cases added up; None: limits
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    workload_seconds: float = 5.0
-    item_seconds: float = 60.0
+    workload_seconds: float = 2.0  # one case (one run to completion); past it the case times out
+    item_seconds: float = 60.0  # default time limit of an item: its cases' wall time added up
+    run_seconds: float = 120.0  # the whole corpus for one submission; cases not reached time out
     memory_mb: int = 1024
     output_bytes: int = 65536
 
@@ -101,8 +103,12 @@ def parse_rubric(text: str, where: str = "rubric") -> Rubric:
         for c in checks:
             if c not in CHECKS:
                 raise RubricError(f"{w}.checks names {c!r}; known checks: {', '.join(CHECKS)}")
+        seconds = raw.get("seconds")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0):
+            raise RubricError(f"{w}.seconds must be a positive number, got {seconds!r}")
         items.append(Item(item_id, str(raw.get("name", item_id)), points, visibility,
-                          _strings(raw.get("features", []), f"{w}.features"), checks))
+                          _strings(raw.get("features", []), f"{w}.features"), checks,
+                          None if seconds is None else float(seconds)))
     limits_raw = data.get("limits", {})
     limits = Limits(**{k: v for k, v in limits_raw.items() if k in Limits.__dataclass_fields__})
     for k in limits_raw:

@@ -27,7 +27,7 @@ def test_a_submission_that_fails_to_import_is_a_load_error(tmp_path):
 
 
 def test_dotted_module_name_and_white_box_snapshot():
-    factory = load_target("tests.mutants.reference_scheduler")
+    factory = load_target("conformance/mutants/reference_scheduler.py")
     obs = run_workload(case_named("example1").workload, factory)
     assert obs["note"] is None
     assert obs["steps"][0]["after_update"]["blocks_used"] == 3

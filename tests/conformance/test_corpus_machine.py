@@ -46,6 +46,6 @@ def test_selection_keeps_one_workload_per_behaviour():
 
 def test_state_machine_passes_the_spec_and_finds_a_mutant_deterministically():
     assert run_machine(SpecAdapter, 10, 15) is None
-    mutant = load_target("tests/mutants/sample_during_prefill.py")
+    mutant = load_target("conformance/mutants/sample_during_prefill.py")
     first = run_machine(mutant, 30, 15)
     assert first is not None and first == run_machine(mutant, 30, 15)

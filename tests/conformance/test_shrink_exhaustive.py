@@ -22,7 +22,7 @@ def test_small_scope_is_deterministic_and_clamps_equivalent_configs():
 
 
 def test_shrinking_finds_a_smaller_counterexample_deterministically():
-    factory = load_target("tests/mutants/preempt_to_tail.py")
+    factory = load_target("conformance/mutants/preempt_to_tail.py")
     fails = predicate("differential", factory)
     big = make_workload(Config(6, 2, 4, 8), [Request(f"r{i}", 3 + i % 3, 3, 1 + i // 3) for i in range(6)])
     finding = fails(big)

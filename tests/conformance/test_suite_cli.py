@@ -45,10 +45,10 @@ def test_counterexample_replays_and_its_pytest_file_reproduces_the_failure(tmp_p
     main(["check", BUGGY, "--quiet", "--trace-dir", str(trace_dir)])
     trace = next(trace_dir.glob("*_differential.json"))
     assert main(["replay", str(trace), BUGGY]) == 1
-    assert main(["replay", str(trace), "tests/mutants/reference_scheduler.py"]) == 0
+    assert main(["replay", str(trace), "conformance/mutants/reference_scheduler.py"]) == 0
     assert main(["replay", str(tmp_path / "none.json"), BUGGY]) == 2
     source = next(trace_dir.glob("*_differential_test.py")).read_text()
-    for submission, fails in ((BUGGY, True), ("tests/mutants/reference_scheduler.py", False)):
+    for submission, fails in ((BUGGY, True), ("conformance/mutants/reference_scheduler.py", False)):
         os.environ["SCHEDCHECK_SUBMISSION"] = submission
         try:
             namespace = {"__file__": str(trace_dir / "x.py")}

@@ -27,7 +27,7 @@ def findings(report: Report) -> dict[str, Any]:
 
 
 def pin(name: str) -> dict[str, Any]:
-    path = f"tests/mutants/{name}.py"
+    path = f"conformance/mutants/{name}.py"
     white = run(path, "quick")
     black = run(path, "quick", white_box=False)
     return {"mutant": name, "symptom": BY_NAME[name].symptom, "profile": "quick",

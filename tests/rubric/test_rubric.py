@@ -23,8 +23,8 @@ def test_default_rubric_covers_the_card_acceptance_points_invariants_and_differe
 
 def test_minimal_rubric_gets_defaults():
     r = parse_rubric(MINIMAL)
-    assert r.items[0].visibility == "visible" and r.items[0].features == ()
-    assert r.limits.workload_seconds == 5.0 and r.scoring == "proportional"
+    assert r.items[0].visibility == "visible" and r.items[0].features == () and r.items[0].seconds is None
+    assert r.limits.workload_seconds == 2.0 and r.limits.run_seconds == 120.0 and r.scoring == "proportional"
 
 
 @pytest.mark.parametrize(("text", "match"), [
@@ -48,3 +48,9 @@ def test_bad_rubrics_name_the_field_and_value(text, match):
 def test_missing_rubric_file_is_a_clear_error(tmp_path):
     with pytest.raises(RubricError, match="cannot read rubric"):
         load_rubric(tmp_path / "nope.toml")
+
+
+def test_an_item_may_set_its_own_time_limit():
+    assert parse_rubric(MINIMAL + "seconds = 7.5\n").items[0].seconds == 7.5
+    with pytest.raises(RubricError, match=r"item\[0\].seconds must be a positive number, got 0"):
+        parse_rubric(MINIMAL + "seconds = 0\n")

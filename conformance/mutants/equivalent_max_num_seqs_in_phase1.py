@@ -4,8 +4,8 @@ Equivalent because len(running) <= max_num_seqs always holds (admission checks i
 nothing else grows running), so the extra limit never cuts phase 1 short.
 """
 
-from tests.mutants.reference_scheduler import Scheduler as Reference
-from tests.mutants.reference_scheduler import Sequence, SequenceStatus
+from reference_scheduler import Scheduler as Reference
+from reference_scheduler import Sequence, SequenceStatus
 
 __all__ = ["Scheduler", "Sequence", "SequenceStatus"]
 

@@ -5,8 +5,8 @@ samples a sequence that reaches num_tokens (its num_tokens then grows by one) or
 it (it leaves running), and a partial prefill stays below num_tokens.
 """
 
-from tests.mutants.reference_scheduler import Scheduler as Reference
-from tests.mutants.reference_scheduler import Sequence, SequenceStatus
+from reference_scheduler import Scheduler as Reference
+from reference_scheduler import Sequence, SequenceStatus
 
 __all__ = ["Scheduler", "Sequence", "SequenceStatus"]
 

@@ -1,0 +1,97 @@
+"""``schedcheck grade`` and ``schedcheck merge``: grade a folder of submissions, merge shards."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from concurrent.futures import Executor
+from contextlib import ExitStack
+from pathlib import Path
+
+from conformance.grading.collect import collect
+from conformance.grading.rubric import RubricError, load_rubric
+from conformance.grading.runner import grade_all, in_shard, parse_shard, write_summary
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("submissions", metavar="SUBMISSIONS",
+                        help="a folder whose entries are .py files, folders holding p07_scheduler.py, or zips")
+    parser.add_argument("--out", required=True, metavar="DIR", help="where OUT/<entry>/results.json etc. go")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="submissions graded at once (default 1)")
+    parser.add_argument("--rubric", metavar="FILE", help="a rubric TOML (default: the bundled rubric.toml)")
+    parser.add_argument("--profile", default=None, choices=("quick", "default", "thorough"),
+                        help="exploration beyond the corpus (default: the rubric's); never changes the corpus score "
+                             "unless the rubric counts exploration")
+    parser.add_argument("--force", action="store_true", help="regrade entries already graded with this rubric")
+    parser.add_argument("--shard", metavar="i/N", help="grade only shard i of N (merge with `schedcheck merge`)")
+    parser.add_argument("--executor", choices=("local", "dask"), default="local",
+                        help="local processes (default) or a Dask cluster (needs schedcheck[dask])")
+    parser.add_argument("--scheduler-address", metavar="ADDR",
+                        help="the Dask scheduler to use; without it a LocalCluster with --jobs workers is started")
+
+
+def add_merge_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", metavar="OUT", help="a folder holding graded entries, e.g. shards copied together")
+    parser.add_argument("--rubric", metavar="FILE", help="the rubric the entries were graded with")
+
+
+def dask_executor(stack: ExitStack, jobs: int, address: str | None) -> Executor:
+    """A concurrent.futures executor backed by Dask distributed (an optional extra)."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise SystemExit("schedcheck grade: --executor dask needs Dask distributed; "
+                         "install it with: pip install 'schedcheck[dask]'") from None
+    if address:
+        client = stack.enter_context(Client(address))
+    else:
+        cluster = stack.enter_context(LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True,
+                                                   dashboard_address=None))
+        client = stack.enter_context(Client(cluster))
+    return client.get_executor(pure=False)
+
+
+def main(args: argparse.Namespace) -> int:
+    from conformance.grading.judge import check_scope, grade_one, with_profile
+
+    try:
+        rubric = load_rubric(args.rubric)
+        check_scope(rubric)
+        shard = parse_shard(args.shard) if args.shard else (0, 1)
+    except (RubricError, ValueError) as e:
+        print(f"schedcheck grade: {e}", file=sys.stderr)
+        return 2
+    if args.jobs < 1:
+        print(f"schedcheck grade: --jobs must be >= 1, got {args.jobs}", file=sys.stderr)
+        return 2
+    if args.profile:
+        rubric = with_profile(rubric, args.profile)
+    out = Path(args.out)
+    with tempfile.TemporaryDirectory(prefix="schedcheck-unzip-") as work, ExitStack() as stack:
+        try:
+            entries = in_shard(collect(args.submissions, work), shard)
+        except (NotADirectoryError, ValueError) as e:
+            print(f"schedcheck grade: {e}", file=sys.stderr)
+            return 2
+        executor = dask_executor(stack, args.jobs, args.scheduler_address) if args.executor == "dask" else None
+        grade_all(entries, out, rubric, grade_one, jobs=args.jobs, executor=executor, force=args.force)
+    grades = write_summary(out, rubric)
+    print(f"schedcheck grade: {len(grades)} graded in {out} (summary.csv, overview.md)", file=sys.stderr)
+    return 0
+
+
+def merge_main(args: argparse.Namespace) -> int:
+    try:
+        rubric = load_rubric(args.rubric)
+    except RubricError as e:
+        print(f"schedcheck merge: {e}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if not out.is_dir():
+        print(f"schedcheck merge: {str(out)!r} is not a folder of graded entries", file=sys.stderr)
+        return 2
+    grades = write_summary(out, rubric)
+    print(f"schedcheck merge: {len(grades)} entries in {out}/summary.csv and overview.md", file=sys.stderr)
+    return 0
+

@@ -1,0 +1,133 @@
+"""Grading a class end to end through `schedcheck grade`: the sandbox, the corpus, the rubric, the files.
+
+The default run grades a small class (the reference, two mutants, three hostile
+submissions, an empty folder); the slow run grades impl, every catalog mutant and
+every hostile case, as the grading acceptance asks.
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conformance.catalog import CATALOG
+from conformance.cli import main
+from conformance.grading.calibrate import flatten
+from conformance.grading.outputs import validate_gradescope
+from conformance.grading.rubric import DEFAULT_RUBRIC
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = ROOT / "tests" / "grading" / "hostile"
+CORRECT = ROOT / "tests" / "grading" / "submissions" / "correct.py"
+
+
+def tight_rubric(tmp_path, explore=False):
+    text = DEFAULT_RUBRIC.read_text()
+    text = text.replace("workload_seconds = 2.0", "workload_seconds = 1.0").replace("run_seconds = 120.0",
+                                                                                     "run_seconds = 20.0")
+    text = text.replace("enabled = true", f"enabled = {str(explore).lower()}")
+    path = tmp_path / "rubric.toml"
+    path.write_text(text)
+    return path
+
+
+def hostile(name):
+    return CORRECT.read_text() + "\n\n" + (HOSTILE / f"{name}.py").read_text()
+
+
+def grade(subs, out, rubric, *extra):
+    assert main(["grade", str(subs), "--out", str(out), "--rubric", str(rubric), "--jobs", "2", *extra]) == 0
+    return {d.name: json.loads((d / "grade.json").read_text()) for d in sorted(out.iterdir()) if d.is_dir()}
+
+
+def results(out, name):
+    obj = json.loads((out / name / "results.json").read_text())
+    assert validate_gradescope(obj) == []
+    obj.pop("execution_time")
+    return obj
+
+
+@pytest.fixture(scope="module")
+def small_class(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("class")
+    subs = tmp / "subs"
+    subs.mkdir()
+    shutil.copy(ROOT / "impl" / "scheduler.py", subs / "impl.py")
+    for bug in ("preempt_to_tail", "phase2_continue"):
+        (subs / f"{bug}.py").write_text(flatten(bug))
+    for name in ("infinite_loop", "import_reference", "output_flood"):
+        (subs / f"hostile_{name}").mkdir()
+        (subs / f"hostile_{name}" / "p07_scheduler.py").write_text(hostile(name))
+    (subs / "empty_folder").mkdir()
+    rubric = tight_rubric(tmp)
+    out = tmp / "out"
+    return subs, out, rubric, grade(subs, out, rubric)
+
+
+def test_the_correct_submission_gets_full_marks(small_class):
+    _, out, _, grades = small_class
+    assert grades["impl"]["score"] == 100 and grades["impl"]["diagnosis"] == []
+    assert results(out, "impl")["score"] == 100
+
+
+@pytest.mark.parametrize("bug", ["preempt_to_tail", "phase2_continue"])
+def test_a_mutant_loses_points_and_is_diagnosed(small_class, bug):
+    _, out, _, grades = small_class
+    g = grades[bug]
+    assert 0 < g["score"] < 100
+    assert any(d.startswith(bug + ":") for d in g["diagnosis"])
+    report = (out / bug / "report.md").read_text()
+    assert "First counterexample" in report and "◀" in report
+    assert json.loads((out / bug / "counterexample.json").read_text())["format"] == "schedcheck/workload"
+
+
+def test_hostile_submissions_get_their_score_and_cause(small_class):
+    _, out, _, grades = small_class
+    loop = grades["hostile_infinite_loop"]
+    statuses = {i["status"] for i in loop["items"]}
+    assert loop["score"] == 0 and "timeout" in statuses and statuses <= {"timeout", "crashed"}
+    assert "ran past 1.0 s of wall time" in loop["notes"][0]
+    refused = grades["hostile_import_reference"]
+    assert refused["score"] == 0 and "import of 'spec' refused" in " ".join(refused["notes"])
+    flood = grades["hostile_output_flood"]
+    assert flood["score"] == 100 and any("stdout truncated" in n for n in flood["notes"])
+    assert grades["empty_folder"]["score"] == 0 and "holds no p07_scheduler.py" in grades["empty_folder"]["notes"][0]
+
+
+def test_class_summary_has_every_entry(small_class):
+    subs, out, _, _ = small_class
+    rows = (out / "summary.csv").read_text().splitlines()
+    assert len(rows) == 1 + len(list(subs.iterdir()))
+    assert "## Most common diagnosed bugs" in (out / "overview.md").read_text()
+
+
+def test_grading_again_gives_identical_results(small_class, tmp_path):
+    subs, out, rubric, _ = small_class
+    again = tmp_path / "again"
+    grade(subs, again, rubric)
+    for d in out.iterdir():
+        if d.is_dir():
+            assert results(out, d.name) == results(again, d.name), d.name
+            assert (out / d.name / "grade.json").read_bytes() == (again / d.name / "grade.json").read_bytes()
+
+
+@pytest.mark.slow
+def test_impl_every_mutant_and_every_hostile_case_grade_to_completion(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(ROOT / "impl" / "scheduler.py", subs / "impl.py")
+    for bug in CATALOG:
+        (subs / f"{bug.name}.py").write_text(flatten(bug.name))
+    for path in sorted(HOSTILE.glob("*.py")):
+        (subs / f"hostile_{path.stem}.py").write_text(hostile(path.stem))
+    grades = grade(subs, tmp_path / "out", tight_rubric(tmp_path))
+    assert grades["impl"]["score"] == 100
+    for bug in CATALOG:
+        assert grades[bug.name]["score"] < 100, bug.name
+    zero = ("infinite_loop", "sleep_forever", "memory_bomb", "import_reference", "no_scheduler", "import_loop",
+            "wrong_type", "negative_n", "float_n", "bool_n", "unknown_id", "forge_report", "replace_lists")
+    for name in zero:
+        assert grades[f"hostile_{name}"]["score"] == 0, name
+    for name in ("output_flood", "monkeypatch_builtins", "results_json"):
+        assert grades[f"hostile_{name}"]["score"] == 100, name
