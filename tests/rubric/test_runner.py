@@ -89,3 +89,19 @@ def test_an_executor_gives_the_same_files_as_serial(subs, tmp_path):
     for name in "abcd":
         assert (tmp_path / "serial" / name / "grade.json").read_bytes() == \
             (tmp_path / "pool" / name / "grade.json").read_bytes()
+
+
+def test_a_dask_local_cluster_grades_like_serial(subs, tmp_path):
+    """`--executor dask`: the grader codes against concurrent.futures.Executor; Dask provides one."""
+    from contextlib import ExitStack
+
+    pytest.importorskip("distributed")
+    from conformance.grading.cli import dask_executor
+
+    grade_all(subs, tmp_path / "serial", RUBRIC, fake_grade, progress=None)
+    with ExitStack() as stack:
+        executor = dask_executor(stack, 1, None)
+        assert grade_all(subs, tmp_path / "dask", RUBRIC, fake_grade, executor=executor, progress=None) == 4
+    for name in "abcd":
+        assert (tmp_path / "serial" / name / "grade.json").read_bytes() == \
+            (tmp_path / "dask" / name / "grade.json").read_bytes()
