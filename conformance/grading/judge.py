@@ -169,7 +169,10 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
     The item's time is the wall time of its cases added up; past its limit it scores 0.
     """
     limit = item.seconds or rubric.limits.item_seconds
-    spent = sum(r.seconds for c, r in zip(cases, results, strict=False) if in_scope(item, c))
+    # cases that timed out or never ran are failed below; only finished runs count toward the limit,
+    # so a hang always gives the same report however far the run got
+    spent = sum(r.seconds for c, r in zip(cases, results, strict=False)
+                if in_scope(item, c) and CRASHES[r.status] != "timeout")
     if spent > limit:
         return ItemResult(item, 0.0, "timeout", f"Time limit: this item's cases took {spent:.1f} s in all, "
                           f"more than its {limit:g} s. Look for a step whose cost grows with the run.")
@@ -190,11 +193,30 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
         worst = kind if worst == "passed" or kind == "timeout" else worst
         if len(lines) < 5:
             f = bad[0] if bad else None
-            lines.append(f"- `{case.vector_id}`: " + (f"[{f.check} {f.rule}] {f.message}" if f else status))
+            lines.append(f"- `{case.vector_id}`: " + (f"[{f.check} {f.rule}] {f.message}" if f else kind))
     assert run, f"rubric item {item.id} has no case in scope (check_scope refuses such a rubric)"
     fraction = passed / run if rubric.scoring == "proportional" else float(passed == run)
     output = f"{passed} of {run} cases pass." + ("\n\n" + "\n".join(lines) if lines else "")
     return ItemResult(item, round(item.points * fraction, 2), worst, output, run, passed)
+
+
+def run_notes(rubric: Rubric, result: SandboxResult) -> list[str]:
+    """What went wrong in the run, in words that do not depend on timing: a hang reads the same every run."""
+    notes = []
+    timeouts = [w for w in result.workloads if CRASHES[w.status] == "timeout"]
+    if timeouts:
+        notes.append(f"{len(timeouts)} of {len(result.workloads)} runs timed out or were not reached (each may "
+                     f"take {rubric.limits.workload_seconds:g} s, all together {rubric.limits.run_seconds:g} s); "
+                     f"the first: workload {timeouts[0].index} ({timeouts[0].name or 'unnamed'})")
+    crashed = [w for w in result.workloads if CRASHES[w.status] == "crashed"]
+    if crashed:
+        notes.append(f"{len(crashed)} of {len(result.workloads)} runs crashed; the first: workload "
+                     f"{crashed[0].index} ({crashed[0].name or 'unnamed'}): {crashed[0].cause}")
+    for stream, cut in (("stdout", result.stdout_truncated), ("stderr", result.stderr_truncated)):
+        if cut:
+            notes.append(f"{stream} truncated: the submission printed more than {rubric.limits.output_bytes} bytes; "
+                         "printing is not graded, remove it")
+    return notes
 
 
 def limits_for(rubric: Rubric) -> Limits:
@@ -223,7 +245,7 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
                            None if c.mutated is None else observed[c.mutated]) for i, c in enumerate(cases)]
     statuses = [r.status for r in result.workloads[:len(cases)]]
     items = tuple(score_item(item, rubric, cases, verdicts, result.workloads[:len(cases)]) for item in rubric.items)
-    notes = list(result.causes()[:10]) + sorted({o["note"] for o in observed if o["note"]})[:1]
+    notes = run_notes(rubric, result) + sorted({o["note"] for o in observed if o["note"]})[:1]
     failing = [(c, observed[i], v) for i, (c, v) in enumerate(zip(cases, verdicts, strict=True))
                if any(v.values()) or statuses[i] != "ok"]
     counterexample, replay, diagnosis = "", None, ()

@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import sys
 import time
+import traceback
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -103,6 +105,38 @@ def write_summary(out: Path, rubric: Rubric) -> list[Grade]:
     return grades
 
 
+@dataclass(frozen=True)
+class GraderFailed:
+    """grade_one raised: a bug in the grader, not the submission's fault; the entry is regraded next run."""
+
+    submission: str
+    error: str
+
+
+@dataclass(frozen=True)
+class Safe:
+    """grade_one, made total: an exception of the grader itself becomes a GraderFailed value."""
+
+    grade_one: GradeOne
+
+    def __call__(self, entry: Entry, rubric: Rubric) -> Grade | GraderFailed:
+        try:
+            return self.grade_one(entry, rubric)
+        except Exception:
+            return GraderFailed(entry.name, traceback.format_exc(limit=8))
+
+
+def write_failure(out: Path, f: GraderFailed) -> None:
+    """A results.json that says the grader failed (no grade.json: the entry is regraded on the next run)."""
+    d = out / f.submission
+    d.mkdir(parents=True, exist_ok=True)
+    message = ("The grader failed on this submission. This is a bug in schedcheck, not in your code; "
+               "your instructor has the details and will regrade it.")
+    (d / "results.json").write_text(dumps({"score": 0, "output": message, "output_format": "md", "tests": [],
+                                           "extra_data": {"schedcheck": {"grader_error": f.error}}}))
+    (d / "grader_error.txt").write_text(f.error)
+
+
 def grade_all(entries: list[Entry], out: Path, rubric: Rubric, grade_one: GradeOne, jobs: int = 1,
               executor: Executor | None = None, force: bool = False, progress: TextIO | None = sys.stderr) -> int:
     """Grade every entry not already graded with this rubric; return how many were graded now."""
@@ -113,30 +147,46 @@ def grade_all(entries: list[Entry], out: Path, rubric: Rubric, grade_one: GradeO
         print(f"schedcheck grade: {skipped} already graded with this rubric (use --force to regrade)", file=progress)
     own = executor is None and jobs > 1 and len(todo) > 1
     pool = ProcessPoolExecutor(max_workers=jobs) if own else executor
+    safe = Safe(grade_one)
     start = time.monotonic()
+    failed = 0
+
+    def record(n: int, g: Grade | GraderFailed) -> None:
+        nonlocal failed
+        if isinstance(g, GraderFailed):
+            failed += 1
+            write_failure(out, g)
+        else:
+            write_grade(out, g)
+        _tick(progress, n, len(todo), g, start)
+
     try:
         if pool is None:
             for n, e in enumerate(todo, start=1):
-                g = grade_one(e, rubric)
-                write_grade(out, g)
-                _tick(progress, n, len(todo), g, start)
+                record(n, safe(e, rubric))
         else:
-            futures: dict[Future[Grade], Entry] = {pool.submit(grade_one, e, rubric): e for e in todo}
+            futures: dict[Future[Grade | GraderFailed], Entry] = {pool.submit(safe, e, rubric): e for e in todo}
             for n, f in enumerate(as_completed(futures), start=1):
-                g = f.result()
-                write_grade(out, g)
-                _tick(progress, n, len(todo), g, start)
+                try:
+                    g = f.result()
+                except Exception as exc:  # the worker itself died
+                    g = GraderFailed(futures[f].name, f"the grading worker failed: {exc!r}")
+                record(n, g)
     finally:
         if own and pool is not None:
             pool.shutdown(cancel_futures=True)
+    if failed and progress:
+        print(f"schedcheck grade: the grader failed on {failed} entries (see <entry>/grader_error.txt); "
+              "rerun to regrade them", file=progress)
     return len(todo)
 
 
-def _tick(progress: TextIO | None, n: int, total: int, g: Grade, start: float) -> None:
+def _tick(progress: TextIO | None, n: int, total: int, g: Grade | GraderFailed, start: float) -> None:
     if progress is None:
         return
     width = 24
     done = int(width * n / total)
     bar = "#" * done + "." * (width - done)
-    print(f"\r[{bar}] {n}/{total} {time.monotonic() - start:6.1f}s  {g.submission}: "
-          f"{g.score:g}/{g.rubric.total:g}".ljust(100), end="\n" if n == total else "", file=progress, flush=True)
+    what = f"{g.score:g}/{g.rubric.total:g}" if isinstance(g, Grade) else "GRADER ERROR"
+    print(f"\r[{bar}] {n}/{total} {time.monotonic() - start:6.1f}s  {g.submission}: {what}".ljust(100),
+          end="\n" if n == total else "", file=progress, flush=True)

@@ -87,7 +87,7 @@ def test_hostile_submissions_get_their_score_and_cause(small_class):
     loop = grades["hostile_infinite_loop"]
     statuses = {i["status"] for i in loop["items"]}
     assert loop["score"] == 0 and "timeout" in statuses and statuses <= {"timeout", "crashed"}
-    assert "ran past 1.0 s of wall time" in loop["notes"][0]
+    assert "runs timed out or were not reached (each may take 1 s" in loop["notes"][0]
     refused = grades["hostile_import_reference"]
     assert refused["score"] == 0 and "import of 'spec' refused" in " ".join(refused["notes"])
     flood = grades["hostile_output_flood"]
@@ -125,9 +125,15 @@ def test_impl_every_mutant_and_every_hostile_case_grade_to_completion(tmp_path):
     assert grades["impl"]["score"] == 100
     for bug in CATALOG:
         assert grades[bug.name]["score"] < 100, bug.name
-    zero = ("infinite_loop", "sleep_forever", "memory_bomb", "import_reference", "no_scheduler", "import_loop",
-            "wrong_type", "negative_n", "float_n", "bool_n", "unknown_id", "forge_report", "replace_lists")
+    zero = ("infinite_loop", "sleep_forever", "memory_bomb", "import_reference", "no_scheduler", "import_loop")
     for name in zero:
         assert grades[f"hostile_{name}"]["score"] == 0, name
+    # these misbehave only on some calls (say, when n would be 1): the cases they never reach still pass
+    for name in ("wrong_type", "negative_n", "float_n", "bool_n", "unknown_id", "forge_report", "replace_lists",
+                 "lying_dict", "idle", "hang_on_a1", "setsid_grandchild", "sys_exit", "os_exit", "base_exception",
+                 "segfault", "fork_bomb"):
+        assert grades[f"hostile_{name}"]["score"] < 100, name
+        assert grades[f"hostile_{name}"]["notes"] or any(i["status"] != "passed"
+                                                         for i in grades[f"hostile_{name}"]["items"]), name
     for name in ("output_flood", "monkeypatch_builtins", "results_json"):
         assert grades[f"hostile_{name}"]["score"] == 100, name

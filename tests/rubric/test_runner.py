@@ -105,3 +105,21 @@ def test_a_dask_local_cluster_grades_like_serial(subs, tmp_path):
     for name in "abcd":
         assert (tmp_path / "serial" / name / "grade.json").read_bytes() == \
             (tmp_path / "dask" / name / "grade.json").read_bytes()
+
+
+def broken_grade(entry, rubric):
+    if entry.name == "b":
+        raise RuntimeError("a bug in the grader")
+    return fake_grade(entry, rubric)
+
+
+def test_a_grader_bug_on_one_entry_loses_nothing_else(subs, tmp_path):
+    out = tmp_path / "out"
+    grade_all(subs, out, RUBRIC, broken_grade, progress=None)
+    assert "a bug in the grader" in (out / "b" / "grader_error.txt").read_text()
+    assert "bug in schedcheck, not in your code" in (out / "b" / "results.json").read_text()
+    assert not (out / "b" / "grade.json").exists()
+    assert [g.submission for g in write_summary(out, RUBRIC)] == ["a", "c", "d"]
+    CALLS.clear()
+    grade_all(subs, out, RUBRIC, fake_grade, progress=None)
+    assert CALLS == ["b"]
