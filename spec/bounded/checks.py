@@ -1,0 +1,146 @@
+"""One function per claim: build the unrolled run, ask z3 for a violation, return a verdict.
+
+Verdicts follow the three-way style: ``proved`` (unsat: no input within the
+bounds breaks the claim), ``counterexample`` (sat: the shortest one by steps,
+as a workload in the trace format), ``unknown`` (the solver timed out).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+
+import z3
+
+from spec.bounded import claims as c
+from spec.bounded.encode import Bounds, Inputs, num, total, var
+from spec.bounded.induction import inv
+from spec.bounded.transition import Run
+from spec.bounded.witness import to_workload
+from spec.trace import workload_to_json
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A claim: its id, what it says in plain words, and its per-step violation formula."""
+
+    name: str
+    text: str
+    product: bool = False  # needs a second run with ample num_blocks
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    claim: str
+    bounds: dict[str, int]
+    verdict: str  # "proved", "counterexample" or "unknown"
+    seconds: float
+    step: int | None = None  # the counterexample's last step (shortest)
+    workload: dict[str, object] | None = None  # the counterexample, in the trace format
+    bug: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("unwind", "the unrolled loops cover every run: one more round of phase 1, its preemption retry "
+                    "or phase 2 would never change anything"),
+    Claim("I1", "blocks_used == sum of running num_blocks <= num_blocks; each running sequence holds exactly "
+                "blocks_for(num_computed + scheduled n); nobody else holds blocks"),
+    Claim("I2", "each batch spends <= max_num_batched_tokens, every n >= 1, each sequence once, only waiting or "
+                "running sequences"),
+    Claim("I3", "0 <= num_computed <= num_tokens, waiting sequences have computed nothing, and a token is sampled "
+                "exactly when num_computed reaches num_tokens"),
+    Claim("I4", "output is never shortened; a preempted sequence has num_computed == num_blocks == 0"),
+    Claim("I5", "waiting after schedule() is: the preempted (in running order), then the old waiting queue, "
+                "minus the admitted prefix; update() leaves it unchanged"),
+    Claim("I6", "every sequence is in exactly one queue with the matching status; len(running) <= max_num_seqs"),
+    Claim("OUT", "a run with tight num_blocks and one with ample num_blocks (no preemption possible) give every "
+                 "sequence finished in both the same output, and both drain when the liveness bound is <= K",
+          product=True),
+    Claim("LIVE", "every workload drains within (last arrival - 1) + sum(prompt_len + max_tokens - 1) steps"),
+    Claim("FA", "fact (a): phase 1 never stops on the budget: every running sequence is scheduled or preempted"),
+    Claim("FB", "fact (b): len(running) <= max_num_batched_tokens after every schedule() and update()"),
+    Claim("FC", "fact (c): between steps, every running sequence except running[-1] has exactly one token to "
+                "compute (only the most recently admitted can be in the middle of a prefill)"),
+    Claim("FD", "fact (d): when a running sequence other than running[-1] fails to grow, one victim suffices"),
+)
+BY_NAME = {claim.name: claim for claim in CLAIMS}
+
+
+def _bad(name: str, run: Run, ample: Run | None) -> Callable[[int], z3.BoolRef]:
+    """The formula 'claim `name` is broken at step k'."""
+    def bad(k: int) -> z3.BoolRef:
+        if name == "unwind":
+            return z3.Or(*run.unwind[k - 1])
+        if name.startswith("I"):
+            return c.bad_invariant(name, run, k)
+        if name == "OUT":
+            assert ample is not None
+            t, a = run.post[k], ample.post[k]
+            differ = [z3.And(t.status[j] == c.FINISHED, a.status[j] == c.FINISHED, t.out[j] != a.out[j])
+                      for j in range(run.b.slots)]
+            drained = z3.And(c.all_finished(run, t), c.all_finished(ample, a))
+            return z3.Or(*differ, z3.And(k == run.b.steps, c.liveness_bound(run) <= k, z3.Not(drained)))
+        if name == "LIVE":
+            return z3.And(c.liveness_bound(run) == k, z3.Not(c.all_finished(run, run.post[k])))
+        if name == "FA":
+            return run.budget_out[k - 1]
+        if name == "FB":
+            return z3.Or(run.mid[k].r > run.x.budget, run.post[k].r > run.x.budget)
+        if name == "FC":
+            return z3.Not(c.decoding_except_last(run, run.post[k]))
+        if name == "FD":
+            return run.multi_victim[k - 1]
+        raise ValueError(f"unknown claim {name!r}; known: {', '.join(BY_NAME)}")
+    return bad
+
+
+def _solve(base: list[z3.BoolRef], goal: z3.BoolRef, timeout: float) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+    s = z3.Solver()
+    s.set(timeout=max(1, int(timeout * 1000)))
+    s.add(base)
+    s.add(goal)
+    res = s.check()
+    return res, (s.model() if res == z3.sat else None)
+
+
+def check(name: str, bounds: Bounds, bug: str | None = None, timeout: float = 600.0) -> Result:
+    """Check one claim within `bounds` on the model (with `bug` injected, if any)."""
+    claim = BY_NAME.get(name)
+    if claim is None:
+        raise ValueError(f"unknown claim {name!r}; known: {', '.join(BY_NAME)}")
+    start = time.perf_counter()
+    x = Inputs.fresh(bounds)
+    run = Run(bounds, x, bug)
+    base = x.domain(bounds) + run.defs
+    ample = None
+    if claim.product:
+        xa = replace(x, num_blocks=var("num_blocks_ample"))
+        ample = Run(bounds, xa, bug, tag="a")
+        peaks = total(run.bf(x.prompt_len[j] + x.max_tokens[j] - 1) for j in range(bounds.slots))
+        base += ample.defs + [xa.num_blocks >= peaks, xa.num_blocks <= peaks + bounds.num_blocks]
+    bad = _bad(name, run, ample)
+    info = {k: v for k, v in asdict(bounds).items() if k != "arrival"} | {"arrival": bounds.last_arrival}
+    inputs = base[:len(base) - len(run.defs) - (len(ample.defs) + 2 if ample else 0)]
+    extra = [xa.num_blocks >= peaks, xa.num_blocks <= peaks + bounds.num_blocks] if ample else []
+    held: list[z3.BoolRef] = []
+    for k in range(1, bounds.steps + 1):
+        # the first violation at step k: the claim held at every earlier step (assumed, which helps the solver)
+        defs = run.defs[:run.marks[k]] + (ample.defs[:ample.marks[k]] if ample else [])
+        if bug is None:  # lemmas: Inv before step k, proved inductive in induction.py (false for a buggy model)
+            defs += [inv(r, r.post[k - 1], num(k)) for r in (run, ample) if r is not None]
+        b = bad(k)
+        res, model = _solve(inputs + extra + defs + held, b, timeout)
+        if res == z3.unknown:
+            return Result(name, info, "unknown", round(time.perf_counter() - start, 2), k, bug=bug)
+        if res == z3.sat:
+            assert model is not None
+            w = to_workload(model, x, bounds, name=f"{name}-counterexample{'-' + bug if bug else ''}",
+                            tags=("counterexample", name) + ((bug,) if bug else ()))
+            return Result(name, info, "counterexample", round(time.perf_counter() - start, 2), k,
+                          workload_to_json(w), bug)
+        held.append(z3.Not(b))
+    return Result(name, info, "proved", round(time.perf_counter() - start, 2), bug=bug)

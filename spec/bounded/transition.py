@@ -1,0 +1,247 @@
+"""schedule() and update() over symbolic states (see ``encode``), unrolled for N slots and K steps.
+
+``Run`` builds the whole run: ``pre[k]`` after step k's arrivals, ``mid[k]`` after
+its schedule(), ``post[k]`` after its update() (index 0 of ``post`` is the empty
+initial state). Each function follows the rule of spec/rules.py with the same id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import z3
+
+from spec.bounded.encode import (
+    FINISHED,
+    RUNNING,
+    UNARRIVED,
+    WAITING,
+    Bounds,
+    Inputs,
+    Snap,
+    Term,
+    blocks_for,
+    merge,
+    move,
+    num,
+    one_if,
+    pick,
+    put,
+    total,
+    var,
+)
+
+
+class Run:
+    """The unrolled run of one (possibly buggy) model on symbolic inputs."""
+
+    def __init__(self, bounds: Bounds, inputs: Inputs, bug: str | None = None, tag: str = "",
+                 init: Snap | None = None, start: Term | int = 1) -> None:
+        """Unroll bounds.steps steps from `init` (default: empty), the first one numbered `start`."""
+        self.b, self.x, self.bug, self.tag = bounds, inputs, bug, tag
+        self.defs: list[z3.BoolRef] = []  # definitions of the named intermediate terms
+        self.unwind: list[list[z3.BoolRef]] = []  # per step; each false: one more loop round would change nothing
+        self.preempted_now: list[z3.BoolRef] = []  # per step: phase 1 preempted someone
+        self.budget_out: list[z3.BoolRef] = []  # per step: phase 1 stopped with running sequences left over
+        self.multi_victim: list[z3.BoolRef] = []  # per step: a non-last running sequence needed 2+ victims
+        self._count = 0
+        n, zero = bounds.slots, num(0)
+        z = tuple(zero for _ in range(n))
+        given, init = init, Snap(tuple(num(UNARRIVED) for _ in range(n)), z, z, z, z, z, z,
+                    tuple(num(n) for _ in range(n)), zero, zero, zero, zero, zero)
+        init = init if given is None else given
+        self.pre: list[Snap] = [init]
+        self.mid: list[Snap] = [init]
+        self.post: list[Snap] = [init]
+        self.marks = [0]  # len(defs) after each step: a query about step k needs only defs[:marks[k]]
+        for k in range(1, bounds.steps + 1):
+            self.step(start + (k - 1))
+            self.marks.append(len(self.defs))
+
+    # --- naming and helpers ----------------------------------------------------------------
+
+    def name(self, s: Snap) -> Snap:
+        """Replace every field by a fresh constant defined equal to it: keeps the terms small."""
+        self._count += 1
+        pre = f"{self.tag}_{self._count}"
+
+        def one(label: str, t: Term) -> Term:
+            v = var(f"{label}{pre}")
+            self.defs.append(v == t)
+            return v
+        return Snap(*(tuple(one(f"{f}{j}_", t) for j, t in enumerate(getattr(s, f))) if isinstance(getattr(s, f), tuple)
+                      else one(f"{f}_", getattr(s, f)) for f in Snap.__slots__))
+
+    def scalar(self, t: Term, label: str) -> Term:
+        self._count += 1
+        v = var(f"{label}{self.tag}_{self._count}")
+        self.defs.append(v == t)
+        return v
+
+    def bf(self, t: Term) -> Term:
+        return blocks_for(self.x.block_size, t, self.b)
+
+    def need(self, s: Snap, seq: Term, tokens: Term) -> Term:
+        want = self.bf(tokens)
+        if self.bug == "grow_on_mod_one":
+            return one_if(want > pick(s.blocks, seq))
+        return want - pick(s.blocks, seq)
+
+    def fits(self, s: Snap, seq: Term, tokens: Term) -> z3.BoolRef:
+        """try_grow would succeed."""
+        need = self.need(s, seq, tokens)
+        room = s.used + need < self.x.num_blocks if self.bug == "capacity_off_by_one" else \
+            s.used + need <= self.x.num_blocks
+        return z3.Or(need <= 0, room)
+
+    def grow_and_batch(self, s: Snap, seq: Term, tokens: Term, n: Term) -> Snap:
+        """try_grow's success branch, then batch[seq] = n."""
+        need = self.need(s, seq, tokens)
+        need = z3.If(need > 0, need, num(0))
+        return replace(s, blocks=put(s.blocks, seq, pick(s.blocks, seq) + need), used=s.used + need,
+                       sched=put(s.sched, seq, n), times=put(s.times, seq, pick(s.times, seq) + 1),
+                       order=put(s.order, seq, z3.If(pick(s.times, seq) > 0, pick(s.order, seq), s.size)),
+                       size=s.size + one_if(pick(s.times, seq) == 0))
+
+    def charge(self, n: Term) -> Term:
+        return z3.If(n == 1, num(0), n) if self.bug == "decode_not_charged" else n
+
+    def preempt(self, s: Snap, pos: Term) -> Snap:
+        """Preempt the running entry at `pos`: to the head of waiting, KV freed, output kept."""
+        v, bug = pick(s.queue, pos), self.bug
+        queue = s.queue
+        if bug == "preempt_to_tail":
+            queue = move(queue, pos, s.r + s.w - 1, self.b.slots)
+        elif bug == "victim_first":
+            queue = move(queue, pos, s.r - 1, self.b.slots)
+        return replace(
+            s, status=put(s.status, v, num(WAITING)), blocks=put(s.blocks, v, num(0)),
+            computed=s.computed if bug == "preempt_keeps_num_computed" else put(s.computed, v, num(0)),
+            out=put(s.out, v, num(0)) if bug == "preempt_clears_output" else s.out,
+            used=s.used if bug == "preempt_keeps_blocks_used" else s.used - pick(s.blocks, v),
+            queue=queue, r=s.r - 1, w=s.w + 1, preemptions=s.preemptions + 1)
+
+    def chunk(self, s: Snap, seq: Term, budget: Term) -> tuple[Term, Term, Term]:
+        """(remaining, n, tokens the blocks are sized for)."""
+        tokens = pick(self.x.prompt_len, seq) + pick(s.out, seq)
+        rem = tokens - pick(s.computed, seq)
+        n = z3.If(rem < budget, rem, budget)
+        return rem, n, tokens if self.bug == "blocks_by_num_tokens" else pick(s.computed, seq) + n
+
+    # --- one step ------------------------------------------------------------------------
+
+    def step(self, k: Term | int) -> None:
+        s = self.post[-1]
+        for slot in range(self.b.slots):  # add(): arrivals join the waiting tail, in slot order
+            c = self.x.arrival[slot] == k
+            s = merge(c, replace(s, status=put(s.status, num(slot), num(WAITING)),
+                                 queue=put(s.queue, s.r + s.w, num(slot)), w=s.w + 1), s)
+        s = self.name(s)
+        self.pre.append(s)
+        self.unwind.append([])
+        s, budget = self.phase1(s)
+        s = self.phase2(s, budget)
+        self.mid.append(s)
+        self.post.append(self.update(s))
+
+    def phase1(self, s: Snap) -> tuple[Snap, Term]:
+        """P1: running by index; while try_grow fails preempt running[-1]; skip self without advancing."""
+        n_slots, budget, i = self.b.slots, self.x.budget, num(0)
+        start = s.preemptions
+        multi = z3.BoolVal(False)
+        for _ in range(n_slots):
+            g = z3.And(i < s.r, budget > 0)
+            seq = pick(s.queue, i)
+            _, n, tokens = self.chunk(s, seq, budget)
+            skipped, ok = z3.BoolVal(False), self.fits(s, seq, tokens)
+            last = s.r - 1
+            for attempt in range(n_slots):
+                c = z3.And(g, z3.Not(ok), z3.Not(skipped))
+                if attempt == 1:
+                    multi = z3.Or(multi, z3.And(c, i < last))
+                pos = num(0) if self.bug == "victim_first" else s.r - 1
+                victim = pick(s.queue, pos)
+                s = merge(c, self.preempt(s, pos), s)
+                # P1.skip_self: the victim is the sequence itself; i stays
+                skipped = z3.Or(skipped, z3.And(c, victim == seq))
+                i = z3.If(z3.And(c, victim != seq, pos < i), i - 1, i)
+                ok = z3.If(c, self.fits(s, seq, tokens), ok)
+            self.unwind[-1].append(z3.And(g, z3.Not(ok), z3.Not(skipped)))
+            do = z3.And(g, ok, z3.Not(skipped))  # P1: it fits; schedule n tokens of it
+            s = self.name(merge(do, self.grow_and_batch(s, seq, tokens, n), s))
+            budget = self.scalar(z3.If(do, budget - self.charge(n), budget), "budget")
+            i = self.scalar(z3.If(do, i + 1, i), "i")
+        self.unwind[-1].append(z3.And(i < s.r, budget > 0))
+        self.preempted_now.append(s.preemptions > start)
+        self.budget_out.append(i < s.r)
+        self.multi_victim.append(multi)
+        return s, budget
+
+    def phase2(self, s: Snap, budget: Term) -> Snap:
+        """P2: admit the waiting head while it fits, strictly FCFS; stop at max_num_seqs (P2.full)."""
+        bug, skip = self.bug, num(0)
+        if bug == "budget_not_shared":
+            budget = self.x.budget
+        stop = self.preempted_now[-1] if bug == "no_admission_after_preemption" else z3.BoolVal(False)
+        for _ in range(self.b.slots + 1):
+            full = s.r > self.x.max_num_seqs if bug == "max_num_seqs_off_by_one" else s.r >= self.x.max_num_seqs
+            g = z3.And(z3.Not(stop), skip < s.w, budget > 0, z3.Not(full))
+            if _ == self.b.slots:
+                self.unwind[-1].append(g)
+                break
+            stop = z3.Or(stop, full)
+            pos = s.r + skip
+            head = pick(s.queue, pos)
+            rem, n, tokens = self.chunk(s, head, budget)
+            if bug == "reserve_whole_prompt":
+                tokens = pick(self.x.prompt_len, head) + pick(s.out, head)
+            fail = z3.Not(self.fits(s, head, tokens))
+            if bug == "no_chunked_prefill":
+                fail = z3.Or(fail, rem > budget)
+            if bug == "phase2_continue":
+                skip = self.scalar(z3.If(z3.And(g, fail), skip + 1, skip), "skip")
+            else:  # P2.stop: the head does not fit; nobody behind it may jump the queue
+                stop = z3.Or(stop, fail)
+            do = z3.And(g, z3.Not(fail))  # P2: admit the head with n tokens
+            a = self.grow_and_batch(s, head, tokens, n)
+            a = replace(a, status=put(a.status, head, num(RUNNING)), queue=move(a.queue, pos, s.r, self.b.slots),
+                        r=s.r + 1, w=s.w - 1)
+            s = self.name(merge(do, a, s))
+            budget = self.scalar(z3.If(do, budget - self.charge(n), budget), "budget")
+        return s
+
+    def update(self, s: Snap) -> Snap:
+        """U: num_computed += n; sample when caught up; finish on eos or max_tokens, freeing blocks."""
+        bug, n_slots = self.bug, self.b.slots
+        status, computed, blocks, out, used, fin = [], [], [], [], s.used, []
+        for slot in range(n_slots):
+            on = z3.And(s.status[slot] == RUNNING, s.times[slot] > 0)
+            nc = s.computed[slot] + s.sched[slot]
+            tokens = self.x.prompt_len[slot] + s.out[slot]
+            sample = z3.And(on, z3.BoolVal(True) if bug == "sample_during_prefill" else nc >= tokens)
+            eos_row = self.x.eos[slot]  # one entry: a free choice for this step's token (induction)
+            eos = eos_row[0] if len(eos_row) == 1 else pick(eos_row, s.out[slot], z3.BoolVal(False))
+            grows = z3.And(sample, z3.Not(eos)) if bug == "eos_before_append" else sample
+            length = s.out[slot] + one_if(grows)
+            over = length > self.x.max_tokens[slot] if bug == "max_tokens_off_by_one" else \
+                length >= self.x.max_tokens[slot]
+            done = z3.And(sample, z3.Or(eos, over))
+            keep = bug == "finish_keeps_blocks"
+            fin.append(done)
+            status.append(z3.If(done, num(FINISHED), s.status[slot]))
+            computed.append(z3.If(on, nc, s.computed[slot]))
+            blocks.append(s.blocks[slot] if keep else z3.If(done, num(0), s.blocks[slot]))
+            out.append(length)
+            used = used if keep else z3.If(done, used - s.blocks[slot], used)
+        queue = s.queue
+        for j in range(n_slots - 1, -1, -1):  # remove finished entries from running, back to front
+            gone = z3.And(j < s.r, pick(tuple(fin), queue[j], z3.BoolVal(False)))
+            ext = queue + (num(n_slots),)
+            queue = tuple(z3.If(gone, ext[t + 1], queue[t]) if t >= j else queue[t] for t in range(n_slots))
+        zero = tuple(num(0) for _ in range(n_slots))
+        r = s.r - total(one_if(f) for f in fin)
+        return self.name(Snap(tuple(status), tuple(computed), tuple(blocks), tuple(out), zero, zero, zero, queue,
+                              r, s.w, used, s.preemptions, num(0)))
+
+
+__all__ = ["Run", "FINISHED", "RUNNING", "UNARRIVED", "WAITING"]

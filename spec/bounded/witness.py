@@ -1,0 +1,72 @@
+"""Between z3 models and the project's data: a model becomes a Workload, a Workload becomes fixed inputs.
+
+Slot s is request ``r{s}``; a slot that arrives after the last step of the
+check never takes part, so it is left out of the workload. Output token k of
+``r{s}`` is 100 * (s + 1) + k, or the eos token 0 where the model says so.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from spec.bounded.encode import FINISHED, RUNNING, UNARRIVED, WAITING, Bounds, Inputs, Snap  # noqa: F401  (re-exported for readers)
+from spec.model import Config
+from spec.trace import Request, Workload, make_workload
+
+EOS = 0
+
+
+def val(m: z3.ModelRef, t: z3.ExprRef) -> int:
+    v = m.eval(t, model_completion=True)
+    if z3.is_bool(v):
+        return bool(z3.is_true(v))
+    return v.as_signed_long() if z3.is_bv(v) else v.as_long()  # type: ignore[attr-defined, no-any-return]
+
+
+def to_workload(m: z3.ModelRef, x: Inputs, bounds: Bounds, num_blocks: z3.ArithRef | None = None,
+                name: str = "", tags: tuple[str, ...] = ()) -> Workload:
+    """The workload a model describes (requests arriving within the steps checked)."""
+    config = Config(val(m, num_blocks if num_blocks is not None else x.num_blocks), val(m, x.block_size),
+                    val(m, x.max_num_seqs), val(m, x.budget), EOS)
+    requests, eos_at = [], {}
+    for s in range(bounds.slots):
+        arrival = val(m, x.arrival[s])
+        if arrival > bounds.steps:
+            continue
+        r = Request(f"r{s}", val(m, x.prompt_len[s]), val(m, x.max_tokens[s]), arrival)
+        requests.append(r)
+        eos_at[r.seq_id] = [k for k, e in enumerate(x.eos[s]) if k < r.max_tokens and val(m, e)]
+    return make_workload(config, requests, {f"r{s}": 100 * (s + 1) for s in range(bounds.slots)}, eos_at,
+                         name, tags)
+
+
+def pin(x: Inputs, w: Workload, bounds: Bounds) -> list[z3.BoolRef]:
+    """Constraints fixing every input to the workload's (requests r0, r1, ... in slot order)."""
+    c = w.config
+    out = [x.num_blocks == c.num_blocks, x.block_size == c.block_size, x.max_num_seqs == c.max_num_seqs,
+           x.budget == c.max_num_batched_tokens]
+    eos_at = dict(w.sample.eos_at)
+    for s in range(bounds.slots):
+        if s < len(w.requests):
+            r = w.requests[s]
+            out += [x.prompt_len[s] == r.prompt_len, x.max_tokens[s] == r.max_tokens, x.arrival[s] == r.arrival]
+            out += [e == (k in eos_at.get(r.seq_id, ())) for k, e in enumerate(x.eos[s])]
+        else:  # an absent request: arrives after the horizon
+            out += [x.prompt_len[s] == 1, x.max_tokens[s] == 1, x.arrival[s] == bounds.steps + 1]
+            out += [z3.Not(e) for e in x.eos[s]]
+    return out
+
+
+def read(m: z3.ModelRef, s: Snap, bounds: Bounds) -> dict[str, object]:
+    """A state as plain values, in the shape of spec.trace.snapshot_to_json plus the batch."""
+    n = bounds.slots
+    r, w = val(m, s.r), val(m, s.w)
+    queue = [val(m, q) for q in s.queue]
+    names = {UNARRIVED: "UNARRIVED", WAITING: "WAITING", RUNNING: "RUNNING", FINISHED: "FINISHED"}
+    seqs = {f"r{j}": {"num_computed": val(m, s.computed[j]), "num_blocks": val(m, s.blocks[j]),
+                      "len_output": val(m, s.out[j]), "status": names.get(val(m, s.status[j]), "?")}
+            for j in range(n)}
+    batch = sorted((val(m, s.order[j]), f"r{j}", val(m, s.sched[j])) for j in range(n) if val(m, s.times[j]) > 0)
+    return {"running": [f"r{q}" for q in queue[:r]], "waiting": [f"r{q}" for q in queue[r:r + w]],
+            "blocks_used": val(m, s.used), "num_preemptions": val(m, s.preemptions), "seqs": seqs,
+            "batch": [(i, k) for _, i, k in batch]}
