@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from conformance import checkers, probes
@@ -31,6 +32,16 @@ from spec.trace import Workload, workload_from_json, workload_to_json
 CRASHES = {"exception": "crashed", "memory": "crashed", "exit": "crashed", "signal": "crashed",
            "protocol": "crashed", "load_error": "crashed", "timeout": "timeout", "cpu_limit": "timeout",
            "not_run": "timeout", "stalled": "failed", "ok": "passed", "sandbox_error": "crashed"}
+def category(r: WorkloadResult) -> str:
+    """How a run ended, for scoring: passed (ran to the end), failed, timeout or crashed.
+
+    A SIGKILL comes from the hard CPU limit: a hang, like a wall-clock timeout, whichever limit fired first.
+    """
+    if r.status == "signal" and "SIGKILL" in r.cause:
+        return "timeout"
+    return CRASHES[r.status]
+
+
 EXPLORE_EXAMPLES = {"quick": 40, "default": 150, "thorough": 600}
 
 
@@ -124,10 +135,13 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
     error = None
     if stop == "error":
         e = r.error
-        kind = ("bad_result" if r.status == "protocol" else "CallTimeout" if CRASHES[r.status] == "timeout"
-                else e.exc_type if e else r.status)
-        error = {"step": e.step if e else len(steps) + 1, "call": e.call if e else "run", "kind": kind,
-                 "message": e.message if e and r.status != "protocol" else r.cause}
+        if category(r) == "timeout":  # the same words whichever limit (wall, CPU) fired first
+            error = {"step": len(steps) + 1, "call": "run", "kind": "CallTimeout",
+                     "message": "did not finish within its time limit (an endless loop, or far too slow)"}
+        else:
+            kind = "bad_result" if r.status == "protocol" else e.exc_type if e else r.status
+            error = {"step": e.step if e else len(steps) + 1, "call": e.call if e else "run", "kind": kind,
+                     "message": e.message if e and r.status != "protocol" else r.cause}
     last = steps[-1]["after_update"] if steps else None
     outputs = {k: v["output"] for k, v in last["seqs"].items()} if last and stop == "done" else None
     return {"format": "schedcheck/observed", "version": 1, "workload": workload_to_json(workload),
@@ -172,24 +186,24 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
     # cases that timed out or never ran are failed below; only finished runs count toward the limit,
     # so a hang always gives the same report however far the run got
     spent = sum(r.seconds for c, r in zip(cases, results, strict=False)
-                if in_scope(item, c) and CRASHES[r.status] != "timeout")
+                if in_scope(item, c) and r.status in ("ok", "stalled"))
     if spent > limit:
         return ItemResult(item, 0.0, "timeout", f"Time limit: this item's cases took {spent:.1f} s in all, "
                           f"more than its {limit:g} s. Look for a step whose cost grows with the run.")
-    statuses = [r.status for r in results]
+    kinds = [category(r) for r in results]
     run = passed = 0
     lines: list[str] = []
     worst = "passed"
-    for case, found, status in zip(cases, verdicts, statuses, strict=True):
+    for case, found, ended in zip(cases, verdicts, kinds, strict=True):
         relevant = [c for c in item.checks if c in found]
         if not in_scope(item, case) or not relevant:
             continue
         run += 1
         bad = [found[c] for c in relevant if found[c] is not None]
-        if not bad and CRASHES[status] == "passed":
+        if not bad and ended == "passed":
             passed += 1
             continue
-        kind = CRASHES[status] if CRASHES[status] != "passed" else "failed"
+        kind = ended if ended != "passed" else "failed"
         worst = kind if worst == "passed" or kind == "timeout" else worst
         if len(lines) < 5:
             f = bad[0] if bad else None
@@ -203,12 +217,12 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
 def run_notes(rubric: Rubric, result: SandboxResult) -> list[str]:
     """What went wrong in the run, in words that do not depend on timing: a hang reads the same every run."""
     notes = []
-    timeouts = [w for w in result.workloads if CRASHES[w.status] == "timeout"]
+    timeouts = [w for w in result.workloads if category(w) == "timeout"]
     if timeouts:
         notes.append(f"{len(timeouts)} of {len(result.workloads)} runs timed out or were not reached (each may "
                      f"take {rubric.limits.workload_seconds:g} s, all together {rubric.limits.run_seconds:g} s); "
                      f"the first: workload {timeouts[0].index} ({timeouts[0].name or 'unnamed'})")
-    crashed = [w for w in result.workloads if CRASHES[w.status] == "crashed"]
+    crashed = [w for w in result.workloads if category(w) == "crashed"]
     if crashed:
         notes.append(f"{len(crashed)} of {len(result.workloads)} runs crashed; the first: workload "
                      f"{crashed[0].index} ({crashed[0].name or 'unnamed'}): {crashed[0].cause}")
@@ -217,6 +231,40 @@ def run_notes(rubric: Rubric, result: SandboxResult) -> list[str]:
             notes.append(f"{stream} truncated: the submission printed more than {rubric.limits.output_bytes} bytes; "
                          "printing is not graded, remove it")
     return notes
+
+
+FIRST_BATCH, BATCH = 10, 100  # runs per sandboxed batch: the hang breaker is checked between batches
+
+
+def run_corpus_sandboxed(path: Path, runs: tuple[Workload | dict[str, Any], ...], rubric: Rubric) -> SandboxResult:
+    """Run every workload in the sandbox, in batches; after max_timeouts hangs the rest count as timeouts.
+
+    The breaker depends only on which runs hang, never on how long the others took, so a
+    submission that hangs gets the same grade every time, and grading it stays short.
+    """
+    limits = limits_for(rubric)
+    parts: list[SandboxResult] = []
+    done: list[WorkloadResult] = []
+    start, size = 0, FIRST_BATCH
+    while start < len(runs):
+        hangs = sum(category(w) == "timeout" for w in done)
+        if hangs >= rubric.limits.max_timeouts:
+            done += [WorkloadResult(i, "", "not_run", f"not_run: skipped after {hangs} runs timed out")
+                     for i in range(start, len(runs))]
+            break
+        if hangs:  # never run past the breaker inside a batch
+            size = min(size, rubric.limits.max_timeouts - hangs)
+        part = run_in_sandbox(path, runs[start:start + size], limits)
+        parts.append(part)
+        if part.load_error is not None:
+            return part
+        done += [replace(w, index=start + w.index) for w in part.workloads]
+        start, size = start + size, BATCH
+    first = parts[0]
+    return replace(first, workloads=tuple(done), stdout_truncated=any(p.stdout_truncated for p in parts),
+                   stderr_truncated=any(p.stderr_truncated for p in parts),
+                   output_bytes=sum(p.output_bytes for p in parts), seconds=sum(p.seconds for p in parts),
+                   notes=tuple(dict.fromkeys(n for p in parts for n in p.notes)))
 
 
 def limits_for(rubric: Rubric) -> Limits:
@@ -233,7 +281,7 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
         items = tuple(ItemResult(i, 0.0, "crashed", f"Nothing to grade: {entry.problem}.") for i in rubric.items)
         return Grade(entry.name, rubric, items, "none", notes=(entry.problem,))
     cases, runs = corpus_cases(rubric.corpus)
-    result = run_in_sandbox(entry.module, runs, limits_for(rubric))
+    result = run_corpus_sandboxed(entry.module, runs, rubric)
     if result.load_error is not None:
         why = f"The module could not be loaded: {result.load_error}"
         items = tuple(ItemResult(i, 0.0, "crashed", why) for i in rubric.items)

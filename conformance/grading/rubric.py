@@ -36,7 +36,8 @@ class Item:
 class Limits:
     workload_seconds: float = 2.0  # one case (one run to completion); past it the case times out
     item_seconds: float = 60.0  # default time limit of an item: its cases' wall time added up
-    run_seconds: float = 120.0  # the whole corpus for one submission; cases not reached time out
+    run_seconds: float = 600.0  # a safety net for the whole corpus of one submission
+    max_timeouts: int = 20  # after this many runs hang, the rest count as timeouts without running
     memory_mb: int = 1024
     output_bytes: int = 65536
 

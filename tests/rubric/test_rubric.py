@@ -24,7 +24,8 @@ def test_default_rubric_covers_the_card_acceptance_points_invariants_and_differe
 def test_minimal_rubric_gets_defaults():
     r = parse_rubric(MINIMAL)
     assert r.items[0].visibility == "visible" and r.items[0].features == () and r.items[0].seconds is None
-    assert r.limits.workload_seconds == 2.0 and r.limits.run_seconds == 120.0 and r.scoring == "proportional"
+    assert (r.limits.workload_seconds, r.limits.run_seconds, r.limits.max_timeouts) == (2.0, 600.0, 20)
+    assert r.scoring == "proportional"
 
 
 @pytest.mark.parametrize(("text", "match"), [
