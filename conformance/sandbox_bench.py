@@ -24,7 +24,7 @@ from spec.model import Config
 from spec.rules import peak_blocks
 from spec.trace import Request, Workload, liveness_bound, make_workload, workload_to_json
 
-DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "grading" / "submissions" / "correct.py"
+DEFAULT = Path(__file__).resolve().parent / "mutants" / "reference_scheduler.py"
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from conformance.sandbox_child import drive
 from spec.model import Config
 from spec.trace import Request, liveness_bound, make_workload, run_workload, workload_to_json
 
-CORRECT = Path(__file__).parent / "submissions" / "correct.py"
+CORRECT = Path(__file__).resolve().parents[2] / "conformance" / "mutants" / "reference_scheduler.py"
 WORKLOAD = make_workload(Config(3, 2, 8, 64), [Request("a1", 2, 3), Request("a2", 2, 3, arrival=2)])
 DATA = workload_to_json(WORKLOAD)
 CAP = liveness_bound(WORKLOAD.requests) + 16
