@@ -61,7 +61,7 @@ def corpus_id() -> str:
     import json
 
     manifest = json.loads((CORPUS_DIR / "MANIFEST.json").read_text())
-    return f"p07-corpus/{manifest['version']}"
+    return f"p07-corpus/{manifest['corpus']}"  # the content version: adding a vector bumps it
 
 
 @lru_cache(maxsize=2)

@@ -37,6 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds per solver query, then the verdict is unknown (default 600; with --inject 30)")
     p.add_argument("--write-results", action="store_true", help="store the table in spec/bounded/results*.json")
     p.add_argument("--cex-dir", type=Path, default=None, help="write each counterexample workload here as JSON")
+    p.add_argument("--coverage", action="store_true",
+                   help="instead of the claims, regenerate conformance/corpus/coverage/ (one case per rule id)")
 
 
 def _bounds(args: argparse.Namespace) -> Bounds:
@@ -50,6 +52,9 @@ def _bounds(args: argparse.Namespace) -> Bounds:
 
 
 def main(args: argparse.Namespace) -> int:
+    if getattr(args, "coverage", False):
+        from spec.bounded import coverage
+        return coverage.main([])
     bug = args.inject
     if bug and bug not in variants.EXPRESSIBLE:
         print(f"{bug}: not expressible in the encoding: {variants.NOT_EXPRESSIBLE.get(bug, 'unknown')}")

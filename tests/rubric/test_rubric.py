@@ -55,3 +55,20 @@ def test_an_item_may_set_its_own_time_limit():
     assert parse_rubric(MINIMAL + "seconds = 7.5\n").items[0].seconds == 7.5
     with pytest.raises(RubricError, match=r"item\[0\].seconds must be a positive number, got 0"):
         parse_rubric(MINIMAL + "seconds = 0\n")
+
+
+def test_a_rubric_for_another_corpus_version_is_refused():
+    from conformance.grading.judge import check_scope, corpus_id
+
+    rubric = load_rubric()
+    assert rubric.corpus == corpus_id()
+    with pytest.raises(RubricError, match="grades on corpus 'p07-corpus/0' but this schedcheck ships"):
+        check_scope(parse_rubric(MINIMAL.replace("p07-corpus/1", "p07-corpus/0")))
+
+
+def test_a_rubric_item_matching_no_case_is_refused():
+    from conformance.grading.judge import check_scope, corpus_id
+
+    text = MINIMAL.replace("p07-corpus/1", corpus_id()) + 'features = ["no-such-feature"]\n'
+    with pytest.raises(RubricError, match=r"rubric items \['a'\] match no corpus case; use feature tags from"):
+        check_scope(parse_rubric(text))
