@@ -189,6 +189,8 @@ def load_target(target: str, adapter_file: str | None = None) -> Factory:
                             "see docs/conformance.md, 'Custom adapters'")
         try:
             factory = opener(target)
+        except LoadError:
+            raise  # the adapter already says what is wrong and what to do
         except Exception as e:
             raise LoadError(f"{adapter_file}: open_target({target!r}) raised {type(e).__name__}: {e}") from None
         return factory  # type: ignore[no-any-return]

@@ -1,9 +1,10 @@
-"""``schedcheck check PATH``: check an implementation against the spec and explain every failure.
+"""``schedcheck check PATH`` (or ``--wire CMD``): check an implementation against the spec and explain every failure.
 
 Exit codes: 0 conformant, 1 not conformant, 2 usage error or the submission cannot
 be loaded. The summary table and the first counterexample go to the terminal;
 ``--json`` writes the report (byte-identical across runs), ``--trace-dir`` writes
 each counterexample as a replayable JSON trace and a standalone pytest file.
+``--wire CMD`` checks a program in any language through conformance/wire.py.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from conformance import wire
 from conformance.adapters import LoadError, load_target
 from conformance.profiles import PROFILES
 from conformance.report import EXIT_USAGE
@@ -21,9 +23,10 @@ from conformance.traces import render, write_all
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", metavar="PATH", help="a submission file (mine/p07_scheduler.py), a dotted module "
-                        "name, 'impl' or 'spec'")
+    parser.add_argument("path", metavar="PATH", nargs="?", help="a submission file (mine/p07_scheduler.py), a "
+                        "dotted module name, 'impl' or 'spec'; or give --wire CMD instead")
     parser.add_argument("--adapter", metavar="FILE", help="a custom adapter file defining open_target(target)")
+    wire.add_arguments(parser)
     parser.add_argument("--profile", choices=sorted(PROFILES), default="quick",
                         help="how hard to look: quick (< 10 s), default (< 30 s), thorough (minutes)")
     parser.add_argument("--json", metavar="OUT", help="write the JSON report to OUT")
@@ -51,21 +54,26 @@ class _Progress:
 
 
 def main(args: argparse.Namespace) -> int:
+    try:
+        target, adapter, shown_as = wire.target_from_args(args)
+    except ValueError as e:
+        print(f"schedcheck check: {e}", file=sys.stderr)
+        return EXIT_USAGE
     progress = _Progress(not args.quiet)
     try:
-        report = run(args.path, args.profile, adapter=args.adapter, white_box=not args.black_box, progress=progress)
+        report = run(target, args.profile, adapter=adapter, white_box=not args.black_box, progress=progress)
     except LoadError as e:
         progress.clear()
-        print(f"schedcheck: cannot load {args.path!r}: {e}", file=sys.stderr)
+        print(f"schedcheck: cannot load {shown_as}: {e}", file=sys.stderr)
         return EXIT_USAGE
     progress.clear()
     t = report.timings
-    print(f"schedcheck check {args.path}  profile={args.profile}  rules=p07-rules/1  "
+    print(f"schedcheck check {shown_as}  profile={args.profile}  rules=p07-rules/1  "
           f"{report.vectors} corpus vectors  {t['total']:.1f} s")
     print(report.summary())
     cxs = report.counterexamples
     if cxs:
-        factory = load_target(args.path, args.adapter)
+        factory = load_target(target, adapter)
         print()
         shown = next((c for c in cxs if c.check == "differential"), cxs[0])  # the step-by-step view says most
         print(render(shown, factory, report.white_box))
@@ -73,10 +81,10 @@ def main(args: argparse.Namespace) -> int:
             print(f"      time to first finding: {t['first_finding']:.2f} s")
     if args.trace_dir:
         out = Path(args.trace_dir)
-        submission = args.path if args.adapter is None else None
+        submission = target if adapter is None else None
         for i, cx in enumerate(cxs, start=1):
             for p in write_all(cx, i, out, submission):
-                print(f"wrote {p}" + (f"   (rerun: schedcheck replay {p} {args.path})" if p.suffix == ".json"
+                print(f"wrote {p}" + (f"   (rerun: schedcheck replay {p} {shown_as})" if p.suffix == ".json"
                                       else f"   (rerun: python -m pytest {p})"))
     if args.json:
         Path(args.json).write_text(report.dumps())
