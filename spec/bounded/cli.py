@@ -3,7 +3,8 @@
 Rows: every bounded claim (BMC on the z3 encoding), the induction step of each
 claim, and the explicit-state model check. With ``--inject BUG`` the model has
 the catalog bug and the command succeeds when at least one claim breaks and
-every counterexample replays on the Python model with that bug.
+every counterexample reproduces on the Python model with that bug and on the
+mutant submission conformance/mutants/BUG.py, while the references pass it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from conformance.catalog import BY_NAME as CATALOG
 from spec.bounded import checks, induction, modelcheck, variants
+from spec.bounded.crossreplay import cross_replay, mutant_path, reproduced
 from spec.bounded.encode import Bounds
 from spec.bounded.replay import confirm
 
@@ -73,6 +75,8 @@ def main(args: argparse.Namespace) -> int:
         if r.verdict == "counterexample" and r.workload is not None:
             broken += 1
             row["replay"] = confirm(name, r.workload, bug, bounds.steps)
+            if bug:
+                row.update(cross_replay(r.workload, bug))
             if args.cex_dir:
                 args.cex_dir.mkdir(parents=True, exist_ok=True)
                 (args.cex_dir / f"{name}{'-' + bug if bug else ''}.json").write_text(json.dumps(r.workload, indent=1))
@@ -96,10 +100,20 @@ def main(args: argparse.Namespace) -> int:
         ok &= all(r["verdict"] == "proved" for r in rows)
     _print(rows)
     if bug:
-        confirmed = all(r.get("replay") != "not reproduced" for r in rows if r["verdict"] == "counterexample")
-        print(f"{bug}: {broken} claim(s) broken, every counterexample "
-              f"{'replays' if confirmed else 'does NOT replay'} on the Python model with the bug")
-        return 0 if broken and confirmed else 1
+        cexes = [r for r in rows if r["verdict"] == "counterexample"]
+        on_model = all(r.get("replay") != "not reproduced" for r in cexes)
+        on_mutant = all(reproduced(r) for r in cexes)
+        mutant = _mutant_label(bug)
+        if not broken:
+            print(f"{bug}: no claim breaks at N={bounds.slots}, K={bounds.steps}, so there is nothing to replay. "
+                  f"LIVE and OUT break only when the liveness bound fits in K steps: try --slots 2 or more --steps; "
+                  f"a bug that breaks no claim is left to the conformance suite (schedcheck check {mutant})")
+        else:
+            print(f"{bug}: {broken} claim(s) broken; every counterexample "
+                  f"{'reproduces' if on_model else 'does NOT reproduce'} on the Python model with the bug, "
+                  f"{'fails' if on_mutant else 'does NOT always fail'} {mutant} and the references "
+                  f"{'pass it' if all(r.get('reference') == 'pass' for r in cexes) else 'do NOT all pass it'}")
+        return 0 if broken and on_model and on_mutant else 1
     if args.write_results:
         path = HERE / ("results-quick.json" if args.quick else "results.json")
         path.write_text(json.dumps({"bounds": {f: getattr(bounds, f) for f in Bounds.__slots__}, "rows": rows},
@@ -118,5 +132,17 @@ def _print(rows: list[dict[str, object]]) -> None:
             where = f"N={r['slots']}, any length, bs in {r.get('block_sizes', '1..4')}"
         else:
             where = f"{r.get('scopes')} scopes, {r.get('distinct_states')} states, depth {r.get('depth')}"
-        extra = f"  step {r['step']} ({r.get('replay')})" if r.get("step") and r["verdict"] == "counterexample" else ""
+        extra = f"  step {r['step']} (model: {r.get('replay')}" if r.get("step") and r["verdict"] == "counterexample" \
+            else ""
+        if extra:
+            extra += f"; mutant: {r['mutant']}; reference: {r['reference']})" if "mutant" in r else ")"
         print(f"{r['claim']:<22} {r['kind']:<10} {where:<34} {r['verdict']:<15} {r['seconds']:>8}{extra}")
+
+
+def _mutant_label(bug: str) -> str:
+    """The mutant submission's path, relative to the working directory when it is below it."""
+    path = mutant_path(bug)
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -1,13 +1,39 @@
-"""CrossHair contracts (PEP 316 docstrings) on the spec's pure helpers, mirroring I1 and I3.
+"""CrossHair contracts (PEP 316 docstrings) on the spec's helpers and phase functions, mirroring I1..I6.
 
-Check with: ``crosshair check --per_condition_timeout=20 spec.bounded.contracts``
-(no output means no counterexample was found; a bounded search, not a proof).
+CrossHair cannot build a State by itself, so each contract is a wrapper over small ints: the
+helpers' contracts build one sequence, the phase contracts build a state between two steps with
+``between_steps`` (its hypothesis is the strengthened invariant of docs/proofs.md, "Induction"),
+and ``run_keeps_invariants`` drives add/schedule/update from the empty state. Each ``post:`` line
+is one condition with its own time limit, set by the ``# crosshair:`` comments below (20 s of
+CPU, 60 s for run_keeps_invariants). Check with ``crosshair check spec.bounded.contracts``: no
+output means no counterexample was found, a bounded search and not a proof; ``--report_all``
+says which conditions were confirmed over all paths.
 """
 
 from __future__ import annotations
 
-from spec.model import Config, Seq, State, Status
-from spec.rules import blocks_for, chunk, try_grow
+from dataclasses import dataclass, replace
+
+from spec.invariants import check_all_finished, check_step
+from spec.model import Batch, Config, Seq, State, Status
+from spec.rules import (
+    add,
+    blocks_for,
+    chunk,
+    initial_state,
+    phase1_running,
+    phase2_waiting,
+    preempt,
+    schedule,
+    try_grow,
+    update,
+)
+
+EOS = 0  # the config's eos; every other sampled token is 100 + its position, never 0
+IDS = ("a", "b", "c")  # sequence ids in arrival order
+RUN_STEPS = 4  # schedule/update steps in run_keeps_invariants
+
+# crosshair: per_condition_timeout=20
 
 
 def blocks_for_rounds_up(block_size: int, tokens: int) -> int:
@@ -49,3 +75,242 @@ def chunk_stays_within_tokens(prompt_len: int, out_len: int, computed: int, budg
     """
     seq = Seq("s", prompt_len, 64, tuple(range(out_len)), num_computed=computed)
     return chunk(seq, budget)
+
+
+# --- states between steps ----------------------------------------------------------------
+
+
+def literal(value: int, limit: int) -> int:
+    """Return `value` (0 <= value <= limit) as a plain int.
+
+    Under CrossHair this splits the search on the value, so blocks_for's division by block_size
+    stays linear for the solver (induction.py sweeps block_size for the same reason).
+    """
+    return next(v for v in range(limit + 1) if v == value)
+
+
+def between_steps(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, running: int,
+                  p0: int, m0: int, o0: int, p1: int, m1: int, o1: int, computed: int,
+                  p2: int, m2: int, o2: int) -> State | None:
+    """A state between two steps with sequences a, b, c (prompt_len p, max_tokens m, o outputs), or None.
+
+    The first `running` of a, b, c run and the rest wait, so running + waiting is arrival
+    order. Every running sequence but the last is decoding (num_computed = num_tokens - 1),
+    the last has computed `computed` tokens (1 <= computed < num_tokens), and each holds
+    exactly blocks_for(num_computed); a waiting one holds nothing and may have output (it was
+    preempted). Every request fits alone, and len(running) <= max_num_seqs and <= the budget.
+    The domain is small: num_blocks, budget <= 8, block_size <= 4, max_num_seqs <= 3,
+    prompt_len <= 6, max_tokens <= 4.
+    """
+    shapes = ((p0, m0, o0), (p1, m1, o1), (p2, m2, o2))
+    # every test on the ints comes before CrossHair splits on block_size, running and the outputs
+    ok = (1 <= num_blocks <= 8 and 1 <= block_size <= 4 and 1 <= max_num_seqs <= 3 and 1 <= budget <= 8
+          and 0 <= running <= max_num_seqs and running <= budget)
+    for p, m, o in shapes:  # each request fits alone: blocks_for(p + m - 1) <= num_blocks
+        ok = ok and 1 <= p <= 6 and 0 <= o < m <= 4 and p + m - 1 <= num_blocks * block_size
+    if not ok:
+        return None
+    config = Config(num_blocks, literal(block_size, 4), max_num_seqs, budget, eos=EOS)
+    running = literal(running, 3)
+    nc = [p + o - 1 for p, _, o in shapes[:running]]  # num_computed of the running: decoding
+    if running:
+        nc[-1] = computed  # except running[-1], which may be in a chunked prefill
+    if not all(1 <= c < p + o for c, (p, _, o) in zip(nc, shapes, strict=False)):
+        return None
+    if sum(blocks_for(config, c) for c in nc) > num_blocks:
+        return None
+    seqs = [Seq(IDS[i], p, m, tuple(100 + k for k in range(o))) for i, (p, m, o) in enumerate(shapes)]
+    run = tuple(replace(q, num_computed=c, num_blocks=blocks_for(config, c), status=Status.RUNNING)
+                for q, c in zip(seqs, nc, strict=False))
+    return State(config, waiting=tuple(seqs[running:]), running=run, blocks_used=sum(q.num_blocks for q in run))
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One call: the state before, the batch, the state after, and the tokens it had and left.
+
+    After a phase, `after.pending` is the batch of the whole step so far, as I1 needs it.
+    """
+
+    before: State
+    batch: Batch
+    after: State
+    budget: int  # tokens the phase was given
+    left: int  # tokens it did not spend
+
+
+def _ids(seqs: tuple[Seq, ...]) -> list[str]:
+    return [q.seq_id for q in seqs]
+
+
+def _spent(step: Step) -> bool:
+    """The batch spends exactly what the phase took from its budget, and no more than it had (I2)."""
+    return step.left >= 0 and sum(n for _, n in step.batch) == step.budget - step.left
+
+
+def _within_limits(step: Step) -> bool:
+    """blocks_used <= num_blocks (I1) and len(running) <= max_num_seqs (I6) after the call."""
+    after = step.after
+    return after.blocks_used <= after.config.num_blocks and len(after.running) <= after.config.max_num_seqs
+
+
+def _preempted_to_head(step: Step) -> bool:
+    """The preempted sequences head waiting in running order, reset to (0, 0) with their output (I4, I5)."""
+    kept = set(_ids(step.after.running))
+    gone = [q for q in step.before.running if q.seq_id not in kept]
+    head = step.after.waiting[:len(gone)]
+    return (_ids(step.after.waiting) == _ids(tuple(gone)) + _ids(step.before.waiting)
+            and all(a == replace(q, num_computed=0, num_blocks=0, status=Status.WAITING)
+                    for q, a in zip(gone, head, strict=True)))
+
+
+def _all_kept_run(step: Step) -> bool:
+    """Phase 1 schedules every running sequence it does not preempt, in order (fact a: the budget never stops it)."""
+    kept = _ids(step.after.running)
+    return [seq_id for seq_id, _ in step.batch] == kept == _ids(step.before.running)[:len(kept)]
+
+
+def _victim_freed(step: Step) -> bool:
+    """preempt returns exactly the blocks running[-1] held."""
+    return step.after.blocks_used == step.before.blocks_used - step.before.running[-1].num_blocks
+
+
+def _fcfs(step: Step) -> bool:
+    """Phase 2 admits a prefix of waiting after the running, and stops only for P2.full, P2.stop or the budget."""
+    before, after = step.before, step.after
+    admitted = [seq_id for seq_id, _ in step.batch]
+    if admitted != _ids(before.waiting)[:len(admitted)] or after.running[:len(before.running)] != before.running:
+        return False
+    if len(after.running) > after.config.max_num_seqs:
+        return False
+    if not after.waiting or step.left == 0 or len(after.running) == after.config.max_num_seqs:
+        return True
+    head = after.waiting[0]
+    return try_grow(after, head, head.num_computed + chunk(head, step.left)) is None
+
+
+def _finish_frees(step: Step) -> bool:
+    """update(): each sequence that finished holds no block, and blocks_used drops by what they held."""
+    done = step.after.finished[len(step.before.finished):]
+    held = sum(q.num_blocks for q in step.before.running if q.seq_id in _ids(done))
+    return (step.after.pending is None and all(q.num_blocks == 0 for q in done)
+            and step.after.blocks_used == step.before.blocks_used - held)
+
+
+def phase1_keeps_invariants(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, running: int,
+                            p0: int, m0: int, o0: int, p1: int, m1: int, o1: int, computed: int,
+                            p2: int, m2: int, o2: int) -> Step:
+    """Phase 1 keeps I1..I6, schedules every sequence it does not preempt (fact a) and requeues victims at the head.
+
+    pre: between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed, p2, m2, o2) is not None
+    post: not check_step(__return__.before, __return__.batch, __return__.after)
+    post: _spent(__return__) and _within_limits(__return__) and _all_kept_run(__return__)
+    post: _preempted_to_head(__return__)
+    """  # noqa: E501
+    state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
+                          p2, m2, o2)
+    assert state is not None
+    after, left, batch, _ = phase1_running(state, budget)
+    return Step(state, batch, replace(after, pending=batch), budget, left)
+
+
+def phase2_keeps_invariants(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, running: int,
+                            p0: int, m0: int, o0: int, p1: int, m1: int, o1: int, computed: int,
+                            p2: int, m2: int, o2: int) -> Step:
+    """Phase 2, after phase 1, keeps I1..I6, never passes max_num_seqs and admits strictly first come first served.
+
+    pre: between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed, p2, m2, o2) is not None
+    post: not check_step(__return__.before, __return__.batch, __return__.after)
+    post: _spent(__return__) and _within_limits(__return__) and _fcfs(__return__)
+    """  # noqa: E501
+    state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
+                          p2, m2, o2)
+    assert state is not None
+    mid, left1, batch1, _ = phase1_running(state, budget)
+    after, left, batch2, _ = phase2_waiting(mid, left1)
+    return Step(mid, batch2, replace(after, pending=batch1 + batch2), left1, left)
+
+
+def schedule_keeps_invariants(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, running: int,
+                              p0: int, m0: int, o0: int, p1: int, m1: int, o1: int, computed: int,
+                              p2: int, m2: int, o2: int) -> Step:
+    """schedule() keeps I1..I6 within all three budgets, and schedules someone whenever anyone is unfinished.
+
+    pre: between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed, p2, m2, o2) is not None
+    post: not check_step(__return__.before, __return__.batch, __return__.after)
+    post: _spent(__return__) and _within_limits(__return__) and len(__return__.batch) >= 1
+    """  # noqa: E501
+    state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
+                          p2, m2, o2)
+    assert state is not None
+    after, batch = schedule(state)
+    return Step(state, batch, after, budget, budget - sum(n for _, n in batch))
+
+
+def update_keeps_invariants(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, running: int,
+                            p0: int, m0: int, o0: int, p1: int, m1: int, o1: int, computed: int,
+                            p2: int, m2: int, o2: int, eos_a: int, eos_b: int, eos_c: int) -> Step:
+    """update() after schedule() keeps I1..I6 (samples exactly at catch-up) and frees what finished sequences held.
+
+    eos_x != 0: sequence x samples eos if it samples in this update.
+
+    pre: between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed, p2, m2, o2) is not None
+    post: not check_step(__return__.before, __return__.batch, __return__.after)
+    post: _finish_frees(__return__)
+    """  # noqa: E501
+    state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
+                          p2, m2, o2)
+    assert state is not None
+    eos = dict(zip(IDS, (eos_a, eos_b, eos_c), strict=True))
+    scheduled, batch = schedule(state)
+    after, _ = update(scheduled, lambda seq_id, output: EOS if eos[seq_id] else 100 + len(output))
+    return Step(scheduled, batch, after, 0, 0)
+
+
+def preempt_resets_victim(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, running: int,
+                          p0: int, m0: int, o0: int, p1: int, m1: int, o1: int, computed: int,
+                          p2: int, m2: int, o2: int) -> Step:
+    """preempt takes running[-1] to the head of waiting with (0, 0) and its output, keeping I1, I3, I6.
+
+    pre: running >= 1
+    pre: between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed, p2, m2, o2) is not None
+    post: not check_step(__return__.before, (), __return__.after)
+    post: _preempted_to_head(__return__) and len(__return__.after.running) == running - 1 and _victim_freed(__return__)
+    """  # noqa: E501
+    state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
+                          p2, m2, o2)
+    assert state is not None
+    after, _ = preempt(state)
+    return Step(state, (), after, 0, 0)
+
+
+# --- runs from the empty state -----------------------------------------------------------
+
+
+def run_keeps_invariants(num_blocks: int, block_size: int, max_num_seqs: int, budget: int,
+                         p0: int, m0: int, p1: int, m1: int, arrival1: int, eos0: int, eos1: int) -> tuple[str, ...]:
+    """Every add/schedule/update of a RUN_STEPS-step run keeps I1..I6; blocks are all returned at the end.
+
+    Request a arrives before step 0, b before step arrival1; x samples eos as its output number eosx.
+
+    pre: 1 <= num_blocks <= 6 and 1 <= block_size <= 3 and 1 <= max_num_seqs <= 2 and 1 <= budget <= 6
+    pre: 1 <= p0 <= 5 and 1 <= p1 <= 5 and 1 <= m0 <= 3 and 1 <= m1 <= 3
+    pre: 0 <= arrival1 < 4 and 0 <= eos0 <= 3 and 0 <= eos1 <= 3
+    pre: p0 + m0 - 1 <= num_blocks * block_size and p1 + m1 - 1 <= num_blocks * block_size
+    post: __return__ == ()
+    """
+    # crosshair: per_condition_timeout=60
+    eos_at = {"a": eos0, "b": eos1}
+    config = Config(num_blocks, literal(block_size, 3), max_num_seqs, budget, eos=EOS)
+    state = add(initial_state(config), "a", p0, m0)
+    found: list[str] = []
+    for k in range(RUN_STEPS):
+        if k == arrival1:
+            before, state = state, add(state, "b", p1, m1)
+            found += map(str, check_step(before, (), state))
+        before, (state, batch) = state, schedule(state)
+        found += map(str, check_step(before, batch, state))
+        before, (state, _) = state, update(state, lambda s, out: EOS if len(out) == eos_at[s] else 100 + len(out))
+        found += map(str, check_step(before, batch, state))
+    found += map(str, check_all_finished(state))
+    return tuple(found)

@@ -23,6 +23,8 @@ def violations(claim: str, workload: dict[str, object], bug: str | None, steps: 
             found = check_step(s.before, s.batch, s.after_schedule) + check_step(
                 s.after_schedule, s.after_schedule.pending or (), s.after_update)
             out += [f"step {s.step}: {v}" for v in found if v.invariant == claim]
+            if claim == "I2":  # the batch is a dict, so a second entry shows only here
+                out += [f"step {s.step}: [I2] {i} is put into the batch twice" for i in s.batched_twice]
         return out
     if claim == "OUT":
         c = w.config

@@ -83,8 +83,9 @@ class Run:
 
     def need(self, s: Snap, seq: Term, tokens: Term) -> Term:
         want = self.bf(tokens)
-        if self.bug == "grow_on_mod_one":
-            return one_if(want > pick(s.blocks, seq))
+        if self.bug == "grow_on_mod_one":  # a held sequence gains one block, only when tokens % block_size == 1
+            crossed = z3.Or(*[z3.And(self.x.block_size == k, tokens % k == 1) for k in range(2, self.b.block_size + 1)])
+            return z3.If(pick(s.blocks, seq) == 0, want, one_if(crossed))
         return want - pick(s.blocks, seq)
 
     def fits(self, s: Snap, seq: Term, tokens: Term) -> z3.BoolRef:
@@ -103,8 +104,9 @@ class Run:
                        order=put(s.order, seq, z3.If(pick(s.times, seq) > 0, pick(s.order, seq), s.size)),
                        size=s.size + one_if(pick(s.times, seq) == 0))
 
-    def charge(self, n: Term) -> Term:
-        return z3.If(n == 1, num(0), n) if self.bug == "decode_not_charged" else n
+    def charge(self, n: Term, decode: z3.BoolRef | bool = False) -> Term:
+        """What n costs the budget; decode_not_charged lets a decode (phase 1, output so far, n == 1) go free."""
+        return z3.If(z3.And(decode, n == 1), num(0), n) if self.bug == "decode_not_charged" else n
 
     def preempt(self, s: Snap, pos: Term) -> Snap:
         """Preempt the running entry at `pos`: to the head of waiting, KV freed, output kept."""
@@ -169,7 +171,7 @@ class Run:
             self.unwind[-1].append(z3.And(g, z3.Not(ok), z3.Not(skipped)))
             do = z3.And(g, ok, z3.Not(skipped))  # P1: it fits; schedule n tokens of it
             s = self.name(merge(do, self.grow_and_batch(s, seq, tokens, n), s))
-            budget = self.scalar(z3.If(do, budget - self.charge(n), budget), "budget")
+            budget = self.scalar(z3.If(do, budget - self.charge(n, pick(s.out, seq) > 0), budget), "budget")
             i = self.scalar(z3.If(do, i + 1, i), "i")
         self.unwind[-1].append(z3.And(i < s.r, budget > 0))
         self.preempted_now.append(s.preemptions > start)

@@ -34,8 +34,8 @@ NOT_EXPRESSIBLE: dict[str, str] = {
 
 def _need(state: State, seq: Seq, tokens: int, bug: str | None) -> int:
     want = blocks_for(state.config, tokens)
-    if bug == "grow_on_mod_one":  # at most one block per grow: a chunk that jumps a boundary gets too few
-        return 1 if want > seq.num_blocks else 0
+    if bug == "grow_on_mod_one" and seq.num_blocks:  # a held sequence gains one block, only at tokens % bs == 1
+        return 1 if tokens % state.config.block_size == 1 else 0
     return want - seq.num_blocks
 
 
@@ -72,12 +72,29 @@ def _put(batch: Batch, seq_id: str, n: int) -> Batch:
     return batch + ((seq_id, n),)
 
 
-def _charge(n: int, bug: str | None) -> int:
-    return 0 if bug == "decode_not_charged" and n == 1 else n
+def _twice(batch: Batch, seq_id: str, twice: tuple[str, ...]) -> tuple[str, ...]:
+    """Note `seq_id` if it is already in the batch: the dict hides the second entry, I2 must not."""
+    return twice + (seq_id,) if seq_id in dict(batch) and seq_id not in twice else twice
+
+
+def _charge(n: int, bug: str | None, decode: bool = False) -> int:
+    """What n costs the budget; decode_not_charged lets a decode (phase 1, output so far, n == 1) go free."""
+    return 0 if bug == "decode_not_charged" and decode and n == 1 else n
 
 
 def schedule(state: State, bug: str | None = None) -> tuple[State, Batch]:
     """Phase 1 then phase 2, as spec.rules.schedule, with `bug` injected."""
+    after, batch, _ = schedule_counted(state, bug)
+    return after, batch
+
+
+def schedule_counted(state: State, bug: str | None = None) -> tuple[State, Batch, tuple[str, ...]]:
+    """schedule(), plus the sequences put into the batch more than once (victim_first readmits a victim).
+
+    The batch keeps dict semantics, as a submission's would; the third result is what
+    the encoding's "each sequence once" (I2) sees and the dict does not.
+    """
+    twice: tuple[str, ...] = ()
     budget = state.config.max_num_batched_tokens
     preemptions = state.num_preemptions
     batch: Batch = ()
@@ -98,8 +115,9 @@ def schedule(state: State, bug: str | None = None) -> tuple[State, Batch]:
         if not skipped:
             state, seq = _grow(state, seq, tokens, bug)
             state = replace(state, running=state.running[:i] + (seq,) + state.running[i + 1:])
+            twice = _twice(batch, seq.seq_id, twice)
             batch = _put(batch, seq.seq_id, n)
-            budget -= _charge(n, bug)
+            budget -= _charge(n, bug, decode=bool(seq.output))
             i += 1
     if bug == "budget_not_shared":
         budget = state.config.max_num_batched_tokens
@@ -124,9 +142,10 @@ def schedule(state: State, bug: str | None = None) -> tuple[State, Batch]:
         head = replace(head, status=Status.RUNNING)
         state = replace(state, waiting=state.waiting[:skip] + state.waiting[skip + 1:],
                         running=state.running + (head,))
+        twice = _twice(batch, head.seq_id, twice)
         batch = _put(batch, head.seq_id, n)
         budget -= _charge(n, bug)
-    return replace(state, pending=batch), batch
+    return replace(state, pending=batch), batch, twice
 
 
 def update(state: State, sample: Sample, bug: str | None = None) -> tuple[State, tuple[Seq, ...]]:
@@ -169,6 +188,7 @@ class VariantStep:
     after_schedule: State
     finished: tuple[str, ...]
     after_update: State
+    batched_twice: tuple[str, ...] = ()  # put into the batch more than once; the dict kept one entry
 
 
 def run(workload: Workload, bug: str | None = None, max_steps: int = 200) -> tuple[VariantStep, ...]:
@@ -183,7 +203,7 @@ def run(workload: Workload, bug: str | None = None, max_steps: int = 200) -> tup
             r = pending.pop(0)
             state = add(state, r.seq_id, r.prompt_len, r.max_tokens)
         before = state
-        mid, batch = schedule(state, bug)
+        mid, batch, twice = schedule_counted(state, bug)
         state, done = update(mid, workload.sample, bug)
-        steps.append(VariantStep(step, before, batch, mid, tuple(s.seq_id for s in done), state))
+        steps.append(VariantStep(step, before, batch, mid, tuple(s.seq_id for s in done), state, twice))
     return tuple(steps)
