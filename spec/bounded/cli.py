@@ -116,10 +116,33 @@ def main(args: argparse.Namespace) -> int:
         return 0 if broken and on_model and on_mutant else 1
     if args.write_results:
         path = HERE / ("results-quick.json" if args.quick else "results.json")
-        path.write_text(json.dumps({"bounds": {f: getattr(bounds, f) for f in Bounds.__slots__}, "rows": rows},
-                                   indent=1) + "\n")
+        store(path, rows, bounds, partial=bool(args.only))
         print(f"wrote {path}")
     return 0 if ok else 1
+
+
+def store(path: Path, rows: list[dict[str, object]], bounds: Bounds, partial: bool = False) -> None:
+    """Write the results file, keeping BMC rows of other bounds (so a run at larger bounds adds to the table
+    instead of replacing it); a partial run (--only) replaces just its own rows, so one slow claim can be
+    rerun alone. Each BMC row names its bounds."""
+    def key(r: dict[str, object]) -> tuple[object, ...]:
+        b = r.get("bounds")
+        return (r["claim"], r["kind"]) + ((b["slots"], b["steps"]) if r["kind"] == "bmc" and isinstance(b, dict)
+                                          else ())
+    header = {f: getattr(bounds, f) for f in Bounds.__slots__}
+    if path.exists():
+        old = json.loads(path.read_text())
+        fresh = {key(r) for r in rows}
+        here = (bounds.slots, bounds.steps)
+        kept = [r for r in old["rows"] if key(r) not in fresh
+                and (partial or (r["kind"] == "bmc" and key(r)[2:] != here))]
+        order = [c.name for c in checks.CLAIMS]
+        bmc = sorted((r for r in kept + rows if r["kind"] == "bmc"),
+                     key=lambda r: (key(r)[2:], order.index(str(r["claim"]))))
+        rows = bmc + [r for r in kept + rows if r["kind"] != "bmc"] if partial else \
+            bmc + [r for r in rows if r["kind"] != "bmc"]
+        header = old["bounds"] if partial else header
+    path.write_text(json.dumps({"bounds": header, "rows": rows}, indent=1) + "\n")
 
 
 def _print(rows: list[dict[str, object]]) -> None:
