@@ -134,13 +134,13 @@ def store(path: Path, rows: list[dict[str, object]], bounds: Bounds, partial: bo
         old = json.loads(path.read_text())
         fresh = {key(r) for r in rows}
         here = (bounds.slots, bounds.steps)
-        kept = [r for r in old["rows"] if key(r) not in fresh
-                and (partial or (r["kind"] == "bmc" and key(r)[2:] != here))]
+        # a partial run keeps every other row; a full run keeps only the BMC rows of other bounds
+        merged = [r for r in old["rows"] if key(r) not in fresh
+                  and (partial or (r["kind"] == "bmc" and key(r)[2:] != here))] + rows
         order = [c.name for c in checks.CLAIMS]
-        bmc = sorted((r for r in kept + rows if r["kind"] == "bmc"),
-                     key=lambda r: (key(r)[2:], order.index(str(r["claim"]))))
-        rows = bmc + [r for r in kept + rows if r["kind"] != "bmc"] if partial else \
-            bmc + [r for r in rows if r["kind"] != "bmc"]
+        rows = sorted((r for r in merged if r["kind"] == "bmc"),
+                      key=lambda r: (key(r)[2:], order.index(str(r["claim"])))) + \
+            [r for r in merged if r["kind"] != "bmc"]
         header = old["bounds"] if partial else header
     path.write_text(json.dumps({"bounds": header, "rows": rows}, indent=1) + "\n")
 

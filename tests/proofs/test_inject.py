@@ -30,9 +30,6 @@ CASES = [
     ("max_num_seqs_off_by_one", "I6", 2), ("decode_not_charged", "FB", 2), ("reserve_whole_prompt", "I1", 2),
     ("capacity_off_by_one", "LIVE", 2), ("finish_keeps_blocks", "I1", 2), ("preempt_keeps_blocks_used", "I1", 2),
     ("max_tokens_off_by_one", "LIVE", 2), ("no_chunked_prefill", "LIVE", 2), ("grow_on_mod_one", "I1", 2)]
-# Bugs whose model variant does a little more than the mutant (none today: keep the two equal); whether a
-# counterexample fails the mutant would then depend on which one the solver picks.
-BROADER: dict[str, str] = {}
 # A victim_first victim batched in phase 1 keeps its entry: the model's update() skips it (it is no longer
 # running); the mutant's advances it in the waiting queue. The run has left the spec by then.
 STALE_ENTRY = {"victim_first": "update() of a preempted victim's stale batch entry"}
@@ -81,7 +78,7 @@ def test_injected_bug_yields_a_counterexample_the_model_with_the_bug_replays(bug
     assert not violations(claim, w, None, SMALL.steps), "the spec itself shows the violation"
 
 
-@pytest.mark.parametrize(("bug", "claim", "slots"), [c for c in CASES if c[0] not in BROADER])
+@pytest.mark.parametrize(("bug", "claim", "slots"), CASES)
 def test_counterexample_fails_the_mutant_submission_and_passes_the_references(bug, claim, slots):
     w = counterexample(bug, claim, slots)
     for ref in crossreplay.REFERENCES + ("spec",):
@@ -89,9 +86,8 @@ def test_counterexample_fails_the_mutant_submission_and_passes_the_references(bu
     assert crossreplay.verdict(w, bug).startswith("FAIL ["), f"mutants/{bug}.py passes the {claim} counterexample"
 
 
-@pytest.mark.parametrize("bug", [pytest.param(b, marks=pytest.mark.xfail(strict=True, reason={**BROADER,
-                                                                                    **STALE_ENTRY}[b]))
-                                 if b in BROADER or b in STALE_ENTRY else b for b in variants.EXPRESSIBLE])
+@pytest.mark.parametrize("bug", [pytest.param(b, marks=pytest.mark.xfail(strict=True, reason=STALE_ENTRY[b]))
+                                 if b in STALE_ENTRY else b for b in variants.EXPRESSIBLE])
 def test_variant_model_runs_like_the_mutant_submission(bug):
     """Step for step the same batches and finished lists on 200 workloads: so a counterexample the model with
     the bug reproduces is one the mutant runs into too."""
