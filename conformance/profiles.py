@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from conformance.exhaustive import BUILD, SMALL, Scope
+from conformance.workloads.exhaustive import BUILD, SMALL, Scope
 
 
 @dataclass(frozen=True, slots=True)

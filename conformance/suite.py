@@ -14,18 +14,18 @@ from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, given, settings
 
-from conformance import probes
 from conformance.adapters import Factory, load_target
-from conformance.checkers import CHECKS, Finding
-from conformance.corpus import load_corpus, run_corpus
+from conformance.checks import probes
+from conformance.checks.checkers import CHECKS, Finding
+from conformance.checks.machine import run_machine
+from conformance.checks.shrink import shrink
+from conformance.checks.workload import WORKLOAD_CHECKS, check_workload, predicate
 from conformance.drivers import run_workload
-from conformance.exhaustive import small_scope
-from conformance.machine import run_machine
 from conformance.profiles import PROFILES, Profile
-from conformance.report import CheckResult, Counterexample, Report
-from conformance.runner import WORKLOAD_CHECKS, check_workload, predicate
-from conformance.shrink import shrink
-from conformance.workloads import edge_workloads
+from conformance.reports.report import CheckResult, Counterexample, Report
+from conformance.workloads.corpus import load_corpus, run_corpus
+from conformance.workloads.exhaustive import small_scope
+from conformance.workloads.generators import edge_workloads
 from spec.golden import golden_cases
 from spec.model import Config
 from spec.trace import Request, Workload, make_workload

@@ -9,9 +9,9 @@ from concurrent.futures import Executor
 from contextlib import ExitStack
 from pathlib import Path
 
+from conformance.grading.batch import grade_all, in_shard, parse_shard, write_summary
 from conformance.grading.collect import collect
 from conformance.grading.rubric import RubricError, load_rubric
-from conformance.grading.runner import grade_all, in_shard, parse_shard, write_summary
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -12,9 +12,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from conformance import checkers
 from conformance.adapters import Factory, canonical_factory, load_module
 from conformance.catalog import CATALOG
+from conformance.checks import checkers
 from conformance.drivers import run_workload
 from spec.trace import Workload, liveness_bound
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from hypothesis import HealthCheck, Phase, given, settings
 
-from conformance.workloads import edge_workloads
+from conformance.workloads.generators import edge_workloads
 from spec.trace import Workload
 
 

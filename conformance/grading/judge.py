@@ -1,6 +1,6 @@
 """Grade one submission: run the frozen corpus in the sandbox, judge the returned traces here, score by rubric.
 
-The child only observes (conformance.sandbox); every verdict is computed in this
+The child only observes (conformance.sandbox.run); every verdict is computed in this
 process by the same checkers the conformance suite uses, so a grade is a pure
 function of the submission, the rubric and the corpus version. Exploration
 beyond the corpus is derandomized and labelled; the rubric says whether it counts.
@@ -14,18 +14,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from conformance import checkers, probes
-from conformance.checkers import Finding
-from conformance.corpus import CORPUS_DIR, PROBE_EVERY, features, load_corpus
+from conformance.checks import checkers, probes
+from conformance.checks.checkers import Finding
 from conformance.grading.collect import Entry
 from conformance.grading.diagnose import diagnose
 from conformance.grading.outputs import Grade, ItemResult
 from conformance.grading.rubric import Item, Rubric, RubricError
 from conformance.grading.tables import markdown_table
-from conformance.sandbox import run_in_sandbox
-from conformance.sandbox_protocol import ObservedStep, Snapshot
-from conformance.sandbox_types import Limits, SandboxResult, WorkloadResult
-from conformance.workloads import ample_num_blocks, with_num_blocks
+from conformance.sandbox.protocol import ObservedStep, Snapshot
+from conformance.sandbox.run import run_in_sandbox
+from conformance.sandbox.types import Limits, SandboxResult, WorkloadResult
+from conformance.workloads.corpus import CORPUS_DIR, PROBE_EVERY, features, load_corpus
+from conformance.workloads.generators import ample_num_blocks, with_num_blocks
 from spec.golden import GoldenCase, golden_cases
 from spec.trace import Workload, workload_from_json, workload_to_json
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.checkers import Finding, expected_trace
+from conformance.checks.checkers import Finding, expected_trace
 from spec.explain import fmt_batch, fmt_ids
 from spec.trace import Workload, snapshot_to_json
 

@@ -40,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--write-results", action="store_true", help="store the table in spec/bounded/results*.json")
     p.add_argument("--cex-dir", type=Path, default=None, help="write each counterexample workload here as JSON")
     p.add_argument("--coverage", action="store_true",
-                   help="instead of the claims, regenerate conformance/corpus/coverage/ (one case per rule id)")
+                   help="instead of the claims, regenerate conformance/workloads/data/coverage/ (one case per rule id)")
 
 
 def _bounds(args: argparse.Namespace) -> Bounds:

@@ -7,7 +7,7 @@ scope with a model it lowers the sum of prompt_len + max_tokens until the solver
 runs out. Every model is run through spec.trace.run_workload; a model the spec run
 does not confirm is blocked and the solver asked again, so each shipped case is a
 fact about the spec, not about the encoding. Run ``python -m spec.bounded.coverage``
-to regenerate conformance/corpus/coverage/ (deterministic: same z3, same files).
+to regenerate conformance/workloads/data/coverage/ (deterministic: same z3, same files).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from spec.bounded.transition import FINISHED, Run
 from spec.bounded.witness import to_workload
 from spec.trace import Step, Workload, run_workload, workload_to_json
 
-OUT_DIR = Path(__file__).resolve().parents[2] / "conformance" / "corpus" / "coverage"
+OUT_DIR = Path(__file__).resolve().parents[2] / "conformance" / "workloads" / "data" / "coverage"
 MAX_SLOTS, MAX_STEPS = 3, 4
 Cond = Callable[[Run, int], z3.BoolRef]
 Check = Callable[[Sequence[Step]], bool]

@@ -30,7 +30,7 @@ def verdict(workload: dict[str, object], target: str) -> str:
     the name of a file in conformance/mutants/.
     """
     from conformance.adapters import load_target
-    from conformance.runner import check_workload
+    from conformance.checks.workload import check_workload
     from spec.trace import workload_from_json
 
     path = mutant_path(target)

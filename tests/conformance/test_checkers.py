@@ -3,7 +3,7 @@
 import copy
 
 from conformance.adapters import SpecAdapter
-from conformance.checkers import differential, hygiene, invariants, liveness
+from conformance.checks.checkers import differential, hygiene, invariants, liveness
 from conformance.drivers import run_workload
 from spec.golden import case_named
 from spec.model import Config

@@ -3,9 +3,9 @@
 import json
 
 from conformance.adapters import SpecAdapter, load_target
-from conformance.corpus import CORPUS_DIR, MANIFEST, features, load_corpus
-from conformance.corpus_build import select
-from conformance.machine import run_machine
+from conformance.checks.machine import run_machine
+from conformance.workloads.corpus import CORPUS_DIR, MANIFEST, features, load_corpus
+from conformance.workloads.corpus_build import select
 from spec.golden import case_named
 from spec.trace import RULES_VERSION
 

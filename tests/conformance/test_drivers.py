@@ -2,7 +2,7 @@
 
 from conformance import drivers
 from conformance.adapters import SpecAdapter
-from conformance.checkers import hygiene
+from conformance.checks.checkers import hygiene
 from conformance.drivers import run_workload
 from spec.model import Config
 from spec.trace import Request, make_workload

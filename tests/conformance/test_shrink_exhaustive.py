@@ -3,9 +3,9 @@
 import itertools
 
 from conformance.adapters import load_target
-from conformance.exhaustive import Scope, small_scope
-from conformance.runner import predicate
-from conformance.shrink import shrink
+from conformance.checks.shrink import shrink
+from conformance.checks.workload import predicate
+from conformance.workloads.exhaustive import Scope, small_scope
 from spec.model import Config
 from spec.trace import Request, make_workload
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters import LoadError, load_target
+from conformance.checks.workload import check_workload
 from conformance.cli import main
 from conformance.profiles import Profile
-from conformance.runner import check_workload
 from conformance.suite import _probe_white_box, run
 from conformance.wire import WireFactory, open_target
 from spec.golden import case_named
@@ -62,7 +62,7 @@ def test_node_example_passes_and_its_bug_switch_gives_the_mutants_differential_r
 
 
 def test_replay_cli_takes_the_command_and_rejects_a_path_with_it(capsys):
-    vector = "conformance/corpus/counterexamples/capacity_off_by_one.golden.json"
+    vector = "conformance/workloads/data/counterexamples/capacity_off_by_one.golden.json"
     assert main(["replay", vector, "conformance/mutants/victim_first.py"]) == 1
     in_process = capsys.readouterr().out.splitlines()[0]
     assert main(["replay", vector, "--wire", PY + " --bug victim_first"]) == 1

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.sandbox import run_in_sandbox
-from conformance.sandbox_types import Limits, SandboxResult, WorkloadResult
+from conformance.sandbox.run import run_in_sandbox
+from conformance.sandbox.types import Limits, SandboxResult, WorkloadResult
 from spec.model import Config
 from spec.trace import Request, Workload, make_workload, run_workload, snapshot_to_json
 
@@ -280,7 +280,7 @@ def test_project_tree_is_hidden_from_the_child(tmp_path: Path) -> None:
 
 @pytest.mark.bench
 def test_sandbox_costs_at_most_twice_the_in_process_time() -> None:
-    from conformance.sandbox_bench import corpus, measure
+    from conformance.sandbox.bench import corpus, measure
 
     overhead = measure(CORRECT, corpus(40))
     assert overhead.steps > 1000 and overhead.ratio <= 2.0, overhead

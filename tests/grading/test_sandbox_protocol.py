@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from conformance import sandbox_protocol as protocol
-from conformance.sandbox_child import drive
+from conformance.sandbox import protocol
+from conformance.sandbox.child import drive
 from spec.model import Config
 from spec.trace import Request, liveness_bound, make_workload, run_workload, workload_to_json
 

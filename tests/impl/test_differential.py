@@ -5,7 +5,7 @@ from collections import Counter
 from hypothesis import given, settings
 
 import impl.scheduler
-from conformance.workloads import feasible_workloads
+from conformance.workloads.generators import feasible_workloads
 from spec.model import Config
 from spec.trace import Request, make_workload, run_workload
 from tests.impl.lockstep import lockstep

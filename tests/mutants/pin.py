@@ -2,7 +2,7 @@
 
 Writes tests/mutants/expected/<name>.json: per check the rule id and the
 counterexample size, with white-box access and with black-box access only, plus
-the white-box counterexamples (which conformance.corpus_build freezes into the
+the white-box counterexamples (which conformance.workloads.corpus_build freezes into the
 corpus). Rerun it only when a change to the suite is meant to change the findings.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.catalog import BY_NAME, CATALOG
-from conformance.report import Report
+from conformance.reports.report import Report
 from conformance.suite import run
 
 HERE = Path(__file__).parent

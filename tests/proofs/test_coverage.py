@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from conformance.corpus import load_corpus
+from conformance.workloads.corpus import load_corpus
 from spec.bounded import cli, coverage
 from spec.bounded.coverage import OUT_DIR, TARGETS, search_scope, steps_used
 from spec.trace import load_workload, make_workload, run_workload

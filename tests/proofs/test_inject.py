@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from conformance import replay_cli
 from conformance.adapters import load_target
+from conformance.cli import replay as replay_cli
 from conformance.drivers import run_workload
 from spec.bounded import checks, cli, crossreplay, variants
 from spec.bounded.encode import Bounds
@@ -18,7 +18,7 @@ from spec.model import Config
 from spec.rules import peak_blocks
 from spec.trace import Request, liveness_bound, load_workload, make_workload, workload_from_json, workload_to_json
 
-CORPUS = crossreplay.mutant_path("x").parent.parent / "corpus"
+CORPUS = crossreplay.mutant_path("x").parent.parent / "workloads" / "data"
 CARD_BUGS = ["blocks_by_num_tokens", "preempt_keeps_num_computed", "preempt_clears_output", "preempt_to_tail",
              "sample_during_prefill", "phase2_continue", "eos_before_append"]
 SMALL = Bounds(slots=2, steps=3, num_blocks=6, budget=6, max_num_seqs=2, prompt_len=6, max_tokens=3)

@@ -10,10 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from conformance.grading.batch import grade_all, in_shard, load_grade, parse_shard, write_summary
 from conformance.grading.collect import collect
 from conformance.grading.outputs import Grade, ItemResult
 from conformance.grading.rubric import load_rubric
-from conformance.grading.runner import grade_all, in_shard, load_grade, parse_shard, write_summary
 
 RUBRIC = load_rubric()
 CALLS = []

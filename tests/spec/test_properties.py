@@ -10,7 +10,7 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.workloads import ample_num_blocks, feasible_workloads, with_num_blocks
+from conformance.workloads.generators import ample_num_blocks, feasible_workloads, with_num_blocks
 from spec import outputs_equivalent, run_workload, schedule, update
 from spec.trace import liveness_bound
 from tests.spec.drive import drive

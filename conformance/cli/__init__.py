@@ -14,8 +14,8 @@ from collections.abc import Sequence
 # name -> (module with add_arguments(parser) and main(args) -> int, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("spec.explain_cli", "print a card case or a workload/trace file as a step table with reasons"),
-    "check": ("conformance.check_cli", "check an implementation against the spec and explain every failure"),
-    "replay": ("conformance.replay_cli", "replay a workload or counterexample trace against an implementation"),
+    "check": ("conformance.cli.check", "check an implementation against the spec and explain every failure"),
+    "replay": ("conformance.cli.replay", "replay a workload or counterexample trace against an implementation"),
     "prove": ("spec.bounded.cli", "run the z3 proofs and the model checker; print the table"),
     "grade": ("conformance.grading.cli", "grade a folder of untrusted submissions in the sandbox, by a rubric"),
     "merge": ("conformance.grading.merge_cli", "merge graded shards: rebuild summary.csv and overview.md"),

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.adapters import Factory, SchedulerUnderTest
-from conformance.checkers import Finding, blame, expected_trace
+from conformance.checks.checkers import Finding, blame, expected_trace
 from conformance.drivers import run_workload
-from conformance.workloads import ample_num_blocks, with_num_blocks
+from conformance.workloads.generators import ample_num_blocks, with_num_blocks
 from spec.golden import GoldenCase, check_case
 from spec.model import Config, Sample
 from spec.trace import Workload

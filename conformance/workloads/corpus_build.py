@@ -1,4 +1,4 @@
-"""Regenerate the non-golden corpus families: ``python -m conformance.corpus_build``.
+"""Regenerate the non-golden corpus families: ``python -m conformance.workloads.corpus_build``.
 
 - exhaustive: the BUILD small scope, keeping the first workload of each behaviour
   signature (features, rules fired, preemptions), smallest first;
@@ -18,14 +18,14 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, given, settings
 
-from conformance.checkers import expected_trace
-from conformance.corpus import CORPUS_DIR, MANIFEST, features, load_corpus
-from conformance.exhaustive import BUILD, small_scope
-from conformance.workloads import edge_workloads
+from conformance.checks.checkers import expected_trace
+from conformance.workloads.corpus import CORPUS_DIR, MANIFEST, features, load_corpus
+from conformance.workloads.exhaustive import BUILD, small_scope
+from conformance.workloads.generators import edge_workloads
 from spec.trace import FORMAT_VERSION, RULES_VERSION, Workload, workload_from_json, workload_to_json
 
 FAMILIES = ("exhaustive", "edge", "counterexamples")
-EXPECTED_DIR = Path(__file__).resolve().parent.parent / "tests" / "mutants" / "expected"
+EXPECTED_DIR = Path(__file__).resolve().parents[2] / "tests" / "mutants" / "expected"
 EDGE_DRAWS = 3000
 
 
@@ -105,7 +105,7 @@ def build(root: Path = CORPUS_DIR, families: Iterable[str] = FAMILIES, edge_draw
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance.corpus_build", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m conformance.workloads.corpus_build", description=__doc__)
     parser.add_argument("--family", action="append", choices=FAMILIES, help="only this family (repeatable)")
     args = parser.parse_args()
     for family, n in build(families=args.family or FAMILIES).items():

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from conformance.adapters import Factory, SchedulerUnderTest
-from conformance.checkers import to_state
+from conformance.checks.checkers import to_state
 from spec.invariants import check_state
 from spec.model import Config, State
 from spec.rules import add, initial_state, schedule, update

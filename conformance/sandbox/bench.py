@@ -1,6 +1,6 @@
 """Measure what the sandbox costs: a sandboxed run against the same driver run in-process.
 
-``python -m conformance.sandbox_bench [submission.py ...]`` builds a fixed corpus of feasible
+``python -m conformance.sandbox.bench [submission.py ...]`` builds a fixed corpus of feasible
 workloads (seeded), runs each submission's workloads in-process with the child's own driver (the
 fastest a grader could go without isolation) and then through run_in_sandbox, and prints both
 times and their ratio. The target is a ratio of at most 2.
@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from conformance.sandbox import run_in_sandbox
-from conformance.sandbox_child import drive
-from conformance.sandbox_types import Limits
+from conformance.sandbox.child import drive
+from conformance.sandbox.run import run_in_sandbox
+from conformance.sandbox.types import Limits
 from spec.model import Config
 from spec.rules import peak_blocks
 from spec.trace import Request, Workload, liveness_bound, make_workload, workload_to_json
 
-DEFAULT = Path(__file__).resolve().parent / "mutants" / "reference_scheduler.py"
+DEFAULT = Path(__file__).resolve().parents[1] / "mutants" / "reference_scheduler.py"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +86,7 @@ def measure(path: Path, workloads: list[Workload], limits: Limits | None = None)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance.sandbox_bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m conformance.sandbox.bench", description=__doc__)
     parser.add_argument("submissions", nargs="*", type=Path, default=[DEFAULT])
     parser.add_argument("--workloads", type=int, default=40)
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """Inputs and results of a sandboxed run: Limits, WorkloadResult, SandboxResult.
 
-Kept apart from conformance.sandbox so that checkers and reports can read results without the
+Kept apart from conformance.sandbox.run so that checkers and reports can read results without the
 process machinery. Every ``cause`` is a sentence for the report; every ``status`` is one of STATUSES.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from conformance.sandbox_isolation import Isolation
-from conformance.sandbox_protocol import CallError, ObservedStep
+from conformance.sandbox.isolation import Isolation
+from conformance.sandbox.protocol import CallError, ObservedStep
 
 STATUSES = (
     "ok",  # every request finished; the trace is ready to be judged
@@ -44,7 +44,7 @@ class Limits:
     report_bytes: int = 256 << 20  # bytes of JSON reports accepted from one child
     step_margin: int = 16  # steps allowed past the liveness bound before a run counts as stalled
     white_box: bool = True  # read blocks_used, queues and sequence fields after every call
-    isolation: str | None = None  # force a level of sandbox_isolation.LEVELS; None: the best available
+    isolation: str | None = None  # force a level of isolation.LEVELS; None: the best available
     hide: tuple[str, ...] = ()  # more directories to cover with an empty tmpfs (e.g. the other submissions)
 
     def __post_init__(self) -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from conformance import checkers, probes
 from conformance.adapters import Factory
-from conformance.checkers import Finding
+from conformance.checks import checkers, probes
+from conformance.checks.checkers import Finding
 from conformance.drivers import run_workload
 from spec.trace import Workload
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.checkers import CHECKS, Finding
+from conformance.checks.checkers import CHECKS, Finding
 from conformance.profiles import Profile
 from spec.trace import RULES_VERSION, Workload, workload_to_json
 

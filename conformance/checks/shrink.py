@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from conformance.checkers import Finding
+from conformance.checks.checkers import Finding
 from spec.errors import SpecError
 from spec.model import Config
 from spec.rules import peak_blocks

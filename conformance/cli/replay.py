@@ -12,10 +12,10 @@ import sys
 
 from conformance import wire
 from conformance.adapters import LoadError, load_target
-from conformance.report import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, Counterexample
-from conformance.runner import check_workload
+from conformance.checks.workload import check_workload
+from conformance.reports.report import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, Counterexample
+from conformance.reports.traces import render
 from conformance.suite import _probe_white_box
-from conformance.traces import render
 from spec.errors import SpecError
 from spec.trace import load_workload
 

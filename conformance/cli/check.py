@@ -4,7 +4,7 @@ Exit codes: 0 conformant, 1 not conformant, 2 usage error or the submission cann
 be loaded. The summary table and the first counterexample go to the terminal;
 ``--json`` writes the report (byte-identical across runs), ``--trace-dir`` writes
 each counterexample as a replayable JSON trace and a standalone pytest file.
-``--wire CMD`` checks a program in any language through conformance/wire.py.
+``--wire CMD`` checks a program in any language through conformance/wire/__init__.py.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 from conformance import wire
 from conformance.adapters import LoadError, load_target
 from conformance.profiles import PROFILES
-from conformance.report import EXIT_USAGE
+from conformance.reports.report import EXIT_USAGE
+from conformance.reports.traces import render, write_all
 from conformance.suite import run
-from conformance.traces import render, write_all
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,7 +1,7 @@
 """The sandbox child's driver: run a submission through whole workloads and return plain JSON data.
 
-conformance.sandbox_boot loads this source inside the sandboxed child (it arrives in the job file,
-since the project tree is hidden there), and sandbox_bench imports it in-process to measure the
+conformance.sandbox.boot loads this source inside the sandboxed child (it arrives in the job file,
+since the project tree is hidden there), and sandbox.bench imports it in-process to measure the
 sandbox's overhead. It uses the standard library only and never imports the project. Every value
 the submission gives back is read with exact-type checks (bool is not int, a dict subclass is read
 by its real items) and stops the workload with a protocol error if it does not have the API.md

@@ -1,10 +1,10 @@
 """Run an untrusted submission on whole workloads in a sandboxed child; the parent owns every verdict.
 
-``run_in_sandbox(path, workloads, limits)`` starts the child program (sandbox_boot.py, which runs the
-driver of sandbox_child.py) in a fresh directory holding a copy of the submission, with a scrubbed
-environment, rlimits and the best isolation level the machine allows (conformance.sandbox_isolation).
+``run_in_sandbox(path, workloads, limits)`` starts the child program (boot.py, which runs the
+driver of child.py) in a fresh directory holding a copy of the submission, with a scrubbed
+environment, rlimits and the best isolation level the machine allows (conformance.sandbox.isolation).
 The child drives each workload itself and streams one JSON line per workload on a pipe; the parent
-validates every field (conformance.sandbox_protocol), caps output, enforces wall-clock limits, and
+validates every field (conformance.sandbox.protocol), caps output, enforces wall-clock limits, and
 restarts a fresh child after a timeout or crash so that one bad workload costs one workload. It
 never raises for anything a submission does. The protocol and the error table are in docs/sandbox.md.
 """
@@ -25,15 +25,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance import sandbox_protocol as protocol
-from conformance.sandbox_isolation import UID_BASE, Isolation, detect, kill_tree, prefix
-from conformance.sandbox_types import Limits, SandboxResult, WorkloadResult
+from conformance.sandbox import protocol
+from conformance.sandbox.isolation import UID_BASE, Isolation, detect, kill_tree, prefix
+from conformance.sandbox.types import Limits, SandboxResult, WorkloadResult
 from spec.trace import Workload, liveness_bound, workload_from_json, workload_to_json
 
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 REFUSED = ["spec", "impl", "conformance", "schedcheck", "tests"]
-BOOT_SOURCE = Path(__file__).with_name("sandbox_boot.py").read_text()
-DRIVER_SOURCE = Path(__file__).with_name("sandbox_child.py").read_text()
+BOOT_SOURCE = Path(__file__).with_name("boot.py").read_text()
+DRIVER_SOURCE = Path(__file__).with_name("child.py").read_text()
 MODULE = "p07_scheduler.py"
 RLIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from conformance.adapters import Factory
-from conformance.checkers import expected_trace
+from conformance.checks.checkers import expected_trace
 from conformance.drivers import run_workload
-from conformance.report import Counterexample
+from conformance.reports.report import Counterexample
 from spec.explain import header
 from spec.trace import trace_to_json
 

@@ -1,7 +1,7 @@
 """The sandbox child's process side: limits, the supervisor, loading the submission, the message stream.
 
-conformance.sandbox passes this file's source to ``python -c`` in a fresh directory holding a copy of
-the submission; the driver (conformance/sandbox_child.py) arrives as source text in the job file,
+conformance.sandbox.run passes this file's source to ``python -c`` in a fresh directory holding a copy of
+the submission; the driver (conformance/sandbox/child.py) arrives as source text in the job file,
 because the project tree is hidden from the child. The process forks once: the first process is a
 supervisor that never runs submission code (it reaps orphans and reports how the worker ended); the
 worker applies the rlimits, installs the import refuser, imports the submission, drives every
@@ -21,7 +21,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from conformance import sandbox_child as driver
+    from conformance.sandbox import child as driver
 else:
     driver = types.ModuleType("schedcheck_driver")
 

@@ -4,7 +4,7 @@ Black-box first: ``differential`` compares every schedule(), every sample_fn cal
 every finished list and the final outputs with the spec, and names the first
 divergence with the rule the spec applied there. ``invariants`` (I1..I6) runs only
 on white-box snapshots. ``liveness`` and ``hygiene`` judge the run's shape; the
-multi-run checks (equivalence, fresh dict, two instances) are in ``conformance.probes``.
+multi-run checks (equivalence, fresh dict, two instances) are in ``conformance.checks.probes``.
 """
 
 from __future__ import annotations

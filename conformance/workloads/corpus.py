@@ -1,4 +1,4 @@
-"""The frozen corpus: versioned workload vectors under conformance/corpus/<family>/, tagged by feature.
+"""The frozen corpus: versioned workload vectors under conformance/workloads/data/<family>/, tagged by feature.
 
 Each vector is a workload JSON file (spec.trace.workload_to_json) naming the rules
 version it follows. ``features`` derives the feature tags from the spec's run, so
@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.adapters import Factory
-from conformance.checkers import Finding, expected_trace
-from conformance.runner import WORKLOAD_CHECKS, check_workload
+from conformance.checks.checkers import Finding, expected_trace
+from conformance.checks.workload import WORKLOAD_CHECKS, check_workload
 from spec.errors import InvalidWorkload
 from spec.rules import peak_blocks
 from spec.trace import RULES_VERSION, Workload, workload_from_json
 
-CORPUS_DIR = Path(__file__).parent / "corpus"
+CORPUS_DIR = Path(__file__).parent / "data"
 MANIFEST = "MANIFEST.json"
 PROBE_EVERY = 10  # the fresh-dict and two-instance probes run on every 10th vector: any workload shows those bugs
 

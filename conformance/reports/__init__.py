@@ -1,0 +1,1 @@
+"""Turn findings into reports: the JSON report and the text tables and replay files of counterexamples."""
