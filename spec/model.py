@@ -77,7 +77,7 @@ class Seq:
 class Event:
     """One decision of schedule() or update(), with its rule id and the numbers behind it."""
 
-    rule: str  # rule id, e.g. "P1.preempt"; see docs/spec.md
+    rule: str  # rule id, e.g. "P1.preempt"; see docs/rules.md
     seq_id: str | None  # the sequence the decision is about, if any
     message: str  # one line a student can read
     data: tuple[tuple[str, int | str | None], ...] = ()  # the numbers, by name

@@ -1,7 +1,8 @@
 """The ``schedcheck`` command: one entry point, one subcommand per job.
 
-Each subcommand lives in its own module and is imported only when used, so a
-broken optional part never stops the others.
+Each subcommand lives in its own module and is imported only when it is the one
+asked for, so a part whose dependencies are missing (z3 for ``prove``, say)
+never stops the others.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 # name -> (module with add_arguments(parser) and main(args) -> int, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -21,26 +23,53 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "merge": ("conformance.grading.merge_cli", "merge graded shards: rebuild summary.csv and overview.md"),
 }
 
+# import name -> the distribution that provides it, for the install hint
+DISTRIBUTIONS = {"z3": "z3-solver", "crosshair": "crosshair-tool", "hypothesis": "hypothesis"}
+
+
+def _load(name: str) -> ModuleType | str:
+    """The subcommand's module, or why it cannot run here (a dependency of that part is missing)."""
+    module_name = SUBCOMMANDS[name][0]
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name is not None and module_name.startswith(e.name):
+            raise  # our own module is missing: a broken install, not a missing extra
+        top = e.name.split(".")[0] if e.name else "?"
+        return (f"schedcheck {name} needs the Python module {top!r}, which is not installed; install it with "
+                f"`python -m pip install {DISTRIBUTIONS.get(top, top)}`, or reinstall schedcheck with its dependencies")
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The subcommand named in argv: the first argument that is not an option."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return None
+
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="schedcheck", description="Executable spec and conformance suite "
                                      "for the P07 LLM-serving scheduler.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    modules = {}
-    for name, (module_name, help_text) in SUBCOMMANDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as e:
-            if e.name is None or not module_name.startswith(e.name):
-                raise
-            continue  # that part of schedcheck is not installed
-        modules[name] = module
-        module.add_arguments(sub.add_parser(name, help=help_text, description=help_text))
-    args = parser.parse_args(argv)
-    if args.command is None:
+    chosen = _command(args_in)
+    module: ModuleType | None = None
+    for name, (_, help_text) in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name != chosen:
+            continue
+        loaded = _load(name)
+        if isinstance(loaded, str):
+            print(f"error: {loaded}", file=sys.stderr)
+            return 2
+        module = loaded
+        module.add_arguments(p)
+    args = parser.parse_args(args_in)
+    if args.command is None or module is None:
         parser.print_help()
         return 2
-    return int(modules[args.command].main(args))
+    return int(module.main(args))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from impl import Scheduler, Sequence, SequenceStatus
 from spec.model import Config
 from spec.rules import add, initial_state, schedule, update
 from spec.trace import snapshot_to_json
+from tests.conftest import examples
 from tests.impl.lockstep import impl_snapshot, lockstep
 from tests.impl.strategies import edge_workloads
 
@@ -133,7 +134,7 @@ def load_with(old: str, new: str) -> types.ModuleType:
 def test_unchanged_copy_passes_the_differential_check():
     module = load_with("waiting.appendleft(victim)", "waiting.appendleft(victim)")
 
-    @settings(max_examples=100)
+    @settings(max_examples=examples(100))
     @given(edge_workloads())
     def check(workload):
         problem, _ = lockstep(workload, module)
@@ -146,7 +147,7 @@ def test_unchanged_copy_passes_the_differential_check():
 def test_differential_check_catches_planted_bug(bug):
     module = load_with(*PLANTED_BUGS[bug])
 
-    @settings(max_examples=300, phases=[Phase.generate])  # no shrinking: finding it is the point
+    @settings(max_examples=examples(300), phases=[Phase.generate])  # no shrinking: finding it is the point
     @given(edge_workloads())
     def check(workload):
         problem, _ = lockstep(workload, module)

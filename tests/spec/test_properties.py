@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from conformance.workloads.generators import ample_num_blocks, feasible_workloads, with_num_blocks
 from spec import outputs_equivalent, run_workload, schedule, update
 from spec.trace import liveness_bound
+from tests.conftest import examples
 from tests.spec.drive import drive
 
 WORKLOADS = feasible_workloads()
@@ -28,7 +29,7 @@ def expected_output(w, r):
             return out
 
 
-@settings(max_examples=2000)
+@settings(max_examples=examples(2000))
 @given(WORKLOADS)
 def test_invariants_hold_after_every_call(w):
     state, steps, violations = drive(w)
@@ -38,14 +39,14 @@ def test_invariants_hold_after_every_call(w):
     assert state.blocks_used == 0
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(WORKLOADS)
 def test_outputs_are_what_the_sample_rule_alone_gives(w):
     outputs = run_workload(w).outputs()
     assert outputs == {r.seq_id: expected_output(w, r) for r in w.requests}
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(WORKLOADS)
 def test_tight_and_ample_caches_give_identical_outputs(w):
     tight = run_workload(w)
@@ -54,7 +55,7 @@ def test_tight_and_ample_caches_give_identical_outputs(w):
     assert outputs_equivalent(ample.outputs(), tight.outputs()) == []
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(WORKLOADS, st.data())
 def test_calls_never_mutate_their_input_and_are_deterministic(w, data):
     seen = []
@@ -73,7 +74,7 @@ def test_calls_never_mutate_their_input_and_are_deterministic(w, data):
     assert before == frozen
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(WORKLOADS)
 def test_derived_facts_hold(w):
     """(a) every running sequence is scheduled or preempted in every step; (b) len(running) <= budget;

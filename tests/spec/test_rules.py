@@ -3,7 +3,9 @@
 import pytest
 
 from spec import Config, ProtocolError, Seq, State, Status, add, initial_state, schedule, update
-from spec.rules import blocks_for, preempt, schedule_explained, try_grow, update_explained
+from spec.golden import golden_cases
+from spec.rules import blocks_for, preempt, schedule_explained, try_grow
+from spec.trace import run_workload
 
 
 def sample(seq_id, output):
@@ -130,12 +132,16 @@ def test_update_without_schedule_is_a_protocol_error():
         update(initial_state(Config(10, 4, 8, 8)), sample)
 
 
-def test_explanations_are_the_behaviour():
-    """schedule is derived from schedule_explained: the same state and batch."""
-    state = started(Config(3, 2, 8, 64), ("a1", 2, 3), ("a2", 3, 2))
-    s1, b1 = schedule(state)
-    s2, b2, _ = schedule_explained(state)
-    assert (s1, b1) == (s2, b2)
-    u1 = update(s1, sample)
-    u2 = update_explained(s1, sample)
-    assert u1 == u2[:2]
+@pytest.mark.parametrize("case", golden_cases(), ids=lambda c: c.name)
+def test_explanations_account_for_every_decision(case):
+    """Each step's events name exactly the batch, the preemptions, the samples and the finishes it made."""
+    preemptions_before = 0
+    for step in run_workload(case.workload).steps:
+        scheduled = tuple((e.seq_id, dict(e.data)["n"]) for e in step.events if e.rule in ("P1", "P2"))
+        assert scheduled == step.batch, f"step {step.step}"
+        preempted = sum(e.rule in ("P1.preempt", "P1.skip_self") for e in step.events)
+        assert preempted == step.after_schedule.num_preemptions - preemptions_before, f"step {step.step}"
+        preemptions_before = step.after_update.num_preemptions
+        sampled = tuple((e.seq_id, dict(e.data)["token"]) for e in step.events if e.rule == "U.sample")
+        assert sampled == step.sampled, f"step {step.step}"
+        assert tuple(e.seq_id for e in step.events if e.rule == "U.finish") == step.finished, f"step {step.step}"
