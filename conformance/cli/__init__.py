@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -18,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("spec.explain_cli", "print a card case or a workload/trace file as a step table with reasons"),
     "check": ("conformance.cli.check", "check an implementation against the spec and explain every failure"),
     "replay": ("conformance.cli.replay", "replay a workload or counterexample trace against an implementation"),
+    "view": ("conformance.viewer.cli", "write a run as a self-contained HTML page to step through in a browser"),
     "prove": ("spec.bounded.cli", "run the z3 proofs and the model checker; print the table"),
     "grade": ("conformance.grading.cli", "grade a folder of untrusted submissions in the sandbox, by a rubric"),
     "merge": ("conformance.grading.merge_cli", "merge graded shards: rebuild summary.csv and overview.md"),
@@ -69,7 +71,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None or module is None:
         parser.print_help()
         return 2
-    return int(module.main(args))
+    try:
+        return int(module.main(args))
+    except BrokenPipeError:  # the reader went away (`schedcheck check ... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

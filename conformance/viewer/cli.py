@@ -1,0 +1,72 @@
+"""``schedcheck view SOURCE [PATH] --html OUT``: a run as a page to step through in a browser.
+
+SOURCE is a card case name, a golden .toml file, or a workload / trace /
+counterexample .json file. With PATH (a submission, or ``impl``/``spec``), the
+submission runs the same workload and the page shows it beside the spec, with
+every difference marked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from spec.errors import SpecError
+from spec.golden import case_named, golden_cases, load_case
+from spec.trace import Workload, workload_from_json
+
+EXIT_USAGE = 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    names = ", ".join(c.name for c in golden_cases())
+    parser.add_argument("source", help=f"a card case ({names}), a golden .toml file, or a workload, trace or "
+                                       "counterexample .json file")
+    parser.add_argument("path", nargs="?", help="a submission to run beside the spec (a .py file, impl or spec)")
+    parser.add_argument("--adapter", metavar="FILE", help="an adapter for a submission with other names")
+    parser.add_argument("--html", metavar="OUT", required=True, help="where to write the page")
+
+
+def load_source(source: str) -> tuple[Workload, dict[str, Any] | None]:
+    """The workload named by SOURCE, and the finding a counterexample file carries (if any)."""
+    path = Path(source)
+    if path.suffix == ".toml":
+        return load_case(path).workload, None
+    if path.suffix != ".json":
+        return case_named(source).workload, None
+    try:
+        obj = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise SpecError(f"cannot read {source!r}: {e}; give a workload, trace or counterexample JSON file") from None
+    finding = obj.get("finding") if isinstance(obj, dict) else None
+    if isinstance(obj, dict) and obj.get("format") == "schedcheck/observed":
+        obj = obj.get("workload")
+    return workload_from_json(obj), finding if isinstance(finding, dict) else None
+
+
+def main(args: argparse.Namespace) -> int:
+    from conformance.viewer.page import render_page
+
+    try:
+        workload, finding = load_source(args.source)
+    except (SpecError, KeyError) as e:
+        print(f"schedcheck view: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    observed = None
+    if args.path:
+        from conformance.adapters import LoadError, load_target
+        from conformance.drivers import run_workload
+
+        try:
+            factory = load_target(args.path, args.adapter)
+        except LoadError as e:
+            print(f"schedcheck view: cannot load {args.path}: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        observed = run_workload(workload, factory, white_box=True)
+    page = render_page(workload, observed, title=Path(args.source).stem, finding=finding)
+    Path(args.html).write_text(page)
+    print(f"wrote {args.html} ({len(page.encode()) // 1024} KiB); open it in a browser")
+    return 0

@@ -1,0 +1,109 @@
+"""The pages in a real browser: headless Chromium steps through them as a person would.
+
+Needs Chromium and its driver from the distribution (`apt-get install chromium
+chromium-driver`) and the selenium package; skipped, saying which is missing, where
+they are not installed.
+"""
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters import load_target
+from conformance.drivers import run_workload as observe
+from conformance.viewer.page import render_page
+from conformance.viewer.strips import spec_strips
+from spec.golden import case_named, golden_cases
+from spec.trace import run_workload
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="headless Chromium or chromedriver is not "
+                                "installed (apt-get install chromium chromium-driver)")
+ROOT = Path(__file__).resolve().parents[2]
+FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1200,1000")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="schedcheck-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def open_page(browser, tmp_path, page, name="page.html"):
+    path = tmp_path / name
+    path.write_text(page)
+    browser.get(path.as_uri())
+    return browser
+
+
+def visible_sections(browser):
+    return [s for s in browser.find_elements("css selector", "section.step") if s.is_displayed()]
+
+
+def seen_strips(section):
+    """The strips a person sees in a step, cell by cell, folded runs unfolded."""
+    rows = []
+    for strip in section.find_elements("css selector", ".strip"):
+        cells = []
+        for cell in strip.find_elements("css selector", ".blk"):
+            cells += [cell.get_attribute("data-seq") or None] * int(cell.get_attribute("data-count"))
+        rows.append(tuple(cells))
+    return rows
+
+
+def press(browser, key):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(browser).send_keys(key).perform()
+
+
+@pytest.mark.parametrize("case", golden_cases(), ids=lambda c: c.name)
+def test_stepping_through_a_card_case_shows_one_step_at_a_time_with_the_cards_strips(browser, tmp_path, case):
+    from selenium.webdriver.common.keys import Keys
+
+    trace = run_workload(case.workload)
+    open_page(browser, tmp_path, render_page(case.workload))
+    for i, strips in enumerate(spec_strips(trace)):
+        shown = visible_sections(browser)
+        assert [s.get_attribute("data-step") for s in shown] == [str(i + 1)]
+        assert seen_strips(shown[0]) == [strips.after_schedule, strips.after_update]
+        assert browser.find_element("id", "where").text == f"step {i + 1} of {len(trace.steps)}"
+        press(browser, Keys.ARROW_RIGHT)
+    assert browser.current_url.endswith(f"#step={len(trace.steps)}")
+
+
+def test_a_counterexample_opens_at_its_first_divergence_and_the_keys_move_through_it(browser, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+
+    w = case_named("example2").workload
+    buggy = load_target(str(ROOT / "examples/p07_buggy/p07_scheduler.py"), None)
+    open_page(browser, tmp_path, render_page(w, observe(w, buggy), title="example2 vs p07_buggy"))
+    shown = visible_sections(browser)
+    assert [s.get_attribute("data-step") for s in shown] == ["2"]  # output cleared on preemption shows at step 2
+    assert shown[0].find_element("css selector", ".badge").text == "first divergence"
+    assert "diff" in shown[0].find_element("css selector", "table.seqs td.diff").get_attribute("class")
+    press(browser, Keys.HOME)
+    assert [s.get_attribute("data-step") for s in visible_sections(browser)] == ["1"]
+    press(browser, Keys.END)
+    step4 = visible_sections(browser)[0]
+    assert step4.get_attribute("data-step") == "4"
+    assert step4.find_element("css selector", "tr.submission td.batch").text == "{a2: 3}"
+    assert "diff" in step4.find_element("css selector", "tr.submission td.batch").get_attribute("class")
+    press(browser, "d")
+    assert [s.get_attribute("data-step") for s in visible_sections(browser)] == ["2"]
+    browser.find_element("css selector", '.ribbon .tick[data-step="3"]').click()
+    assert [s.get_attribute("data-step") for s in visible_sections(browser)] == ["3"]

@@ -1,0 +1,76 @@
+"""The page without a browser: complete as a static document, escaped, small."""
+
+from html.parser import HTMLParser
+
+import pytest
+
+from conformance.adapters import load_target
+from conformance.drivers import run_workload as observe
+from conformance.viewer.page import render_page
+from spec.golden import golden_cases
+from spec.model import Config
+from spec.trace import Request, make_workload, run_workload
+
+
+class Outline(HTMLParser):
+    """What a reader without JavaScript gets: the step sections, the strips' cells, every script."""
+
+    def __init__(self):
+        super().__init__()
+        self.sections, self.scripts, self.srcs, self.stack = [], [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self.sections.append(a)
+        if tag in ("script", "img", "link", "iframe") and (a.get("src") or a.get("href")):
+            self.srcs.append(a.get("src") or a.get("href"))
+        self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if self.stack and self.stack[-1] == tag:
+            self.stack.pop()
+
+
+def outline(page):
+    o = Outline()
+    o.feed(page)
+    return o
+
+
+@pytest.mark.parametrize("case", golden_cases(), ids=lambda c: c.name)
+def test_every_step_is_a_static_section_and_nothing_is_fetched(case):
+    page = render_page(case.workload)
+    o = outline(page)
+    assert [int(s["data-step"]) for s in o.sections] == list(range(1, len(run_workload(case.workload).steps) + 1))
+    assert o.srcs == []  # no script, style or image from anywhere: the page works offline
+    assert "http://" not in page and "https://" not in page
+
+
+def test_what_a_submission_returns_is_escaped_and_cut():
+    w = make_workload(Config(4, 2, 2, 4), [Request("a1", 2, 1)])
+    hostile = "<img src=x onerror=alert(1)>" * 50
+    observed = observe(w, load_target("impl", None))
+    observed["steps"][0]["schedule"] = [[hostile, 2]]
+    page = render_page(w, observed, finding={"check": "differential", "step": 1, "rule": "P2",
+                                             "message": "<script>alert(1)</script>"})
+    assert "<img src=x" not in page and "<script>alert" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page and "more characters" in page
+
+
+def test_the_first_difference_is_marked_and_a_conforming_run_has_none():
+    case = next(c for c in golden_cases() if c.name == "example2")
+    good = render_page(case.workload, observe(case.workload, load_target("impl", None)))
+    assert not [s for s in outline(good).sections if "diverges" in s["class"]] and "agrees with the spec" in good
+    bad = render_page(case.workload, observe(case.workload, load_target("conformance/mutants/victim_first.py", None)))
+    sections = outline(bad).sections
+    assert [s["data-step"] for s in sections if "diverges" in s["class"]][0] == "2"
+    assert bad.count('class="badge">first divergence') == 1
+
+
+def test_a_hundred_step_trace_is_under_a_megabyte():
+    w = make_workload(Config(8, 2, 2, 3), [Request(f"r{i}", 3, 12, arrival=1 + 4 * i) for i in range(12)])
+    steps = len(run_workload(w).steps)
+    assert steps >= 100
+    page = render_page(w, observe(w, load_target("impl", None)))
+    assert len(page.encode()) < 1_000_000
