@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "check": ("conformance.cli.check", "check an implementation against the spec and explain every failure"),
     "replay": ("conformance.cli.replay", "replay a workload or counterexample trace against an implementation"),
     "view": ("conformance.viewer.cli", "write a run as a self-contained HTML page to step through in a browser"),
+    "course-init": ("conformance.course", "write the course repository's ./check.sh p07 (runs check on mine/)"),
     "prove": ("spec.bounded.cli", "run the z3 proofs and the model checker; print the table"),
     "grade": ("conformance.grading.cli", "grade a folder of untrusted submissions in the sandbox, by a rubric"),
     "merge": ("conformance.grading.merge_cli", "merge graded shards: rebuild summary.csv and overview.md"),
