@@ -107,3 +107,21 @@ def test_a_counterexample_opens_at_its_first_divergence_and_the_keys_move_throug
     assert [s.get_attribute("data-step") for s in visible_sections(browser)] == ["2"]
     browser.find_element("css selector", '.ribbon .tick[data-step="3"]').click()
     assert [s.get_attribute("data-step") for s in visible_sections(browser)] == ["3"]
+
+
+def test_the_class_dashboard_links_each_student_to_their_counterexample(browser, tmp_path):
+    from conformance.viewer.dashboard import write_dashboard
+    from tests.viewer.test_dashboard import counterexample, grade
+
+    grades = [grade("alice", 1.0), grade("bob", 0.5, ["preempt_clears_output"], counterexample())]
+    for g in grades:
+        (tmp_path / g.submission).mkdir()
+    write_dashboard(tmp_path, grades)
+    browser.get((tmp_path / "overview.html").as_uri())
+    bars = browser.find_elements("css selector", "svg.hist rect.bar")
+    assert [b.get_attribute("data-count") for b in bars] == ["0", "0", "0", "0", "0", "1", "0", "0", "0", "1"]
+    assert all(b.is_displayed() for b in bars if b.get_attribute("data-count") != "0")
+    browser.find_element("link text", "bob").click()
+    shown = visible_sections(browser)
+    assert [s.get_attribute("data-step") for s in shown] == ["2"]
+    assert "P2.stop" in browser.find_element("css selector", ".verdict").text
