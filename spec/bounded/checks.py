@@ -3,6 +3,11 @@
 Verdicts follow the three-way style: ``proved`` (unsat: no input within the
 bounds breaks the claim), ``counterexample`` (sat: the shortest one by steps,
 as a workload in the trace format), ``unknown`` (the solver timed out).
+
+A check is lemma-free by default: the query for step k assumes only that the
+claim held at steps 1..k-1 (which the earlier queries proved). With
+``lemmas=True`` it also assumes the induction invariant Inv before step k; such
+a row rests on the induction proof and is marked so in the results.
 """
 
 from __future__ import annotations
@@ -36,9 +41,10 @@ class Result:
     bounds: dict[str, int]
     verdict: str  # "proved", "counterexample" or "unknown"
     seconds: float
-    step: int | None = None  # the counterexample's last step (shortest)
+    step: int | None = None  # the counterexample's last step (shortest); for unknown, the open step
     workload: dict[str, object] | None = None  # the counterexample, in the trace format
-    bug: str | None = None
+    lemmas: bool = False  # each step's query assumed Inv (proved by induction) at the state before it
+    steps_proved: int | None = None  # for unknown: the steps 1..steps_proved were proved
 
     def to_json(self) -> dict[str, object]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -80,8 +86,9 @@ def _bad(name: str, run: Run, ample: Run | None) -> Callable[[int], z3.BoolRef]:
         if name == "OUT":
             assert ample is not None
             t, a = run.post[k], ample.post[k]
-            differ = [z3.And(t.status[j] == c.FINISHED, a.status[j] == c.FINISHED, t.out[j] != a.out[j])
-                      for j in range(run.b.slots)]
+            # the output is the last `out` tokens drawn: equal outputs have equal `out` and `drawn`
+            differ = [z3.And(t.status[j] == c.FINISHED, a.status[j] == c.FINISHED,
+                             z3.Or(t.out[j] != a.out[j], t.drawn[j] != a.drawn[j])) for j in range(run.b.slots)]
             drained = z3.And(c.all_finished(run, t), c.all_finished(ample, a))
             return z3.Or(*differ, z3.And(k == run.b.steps, c.liveness_bound(run) <= k, z3.Not(drained)))
         if name == "LIVE":
@@ -107,19 +114,19 @@ def _solve(base: list[z3.BoolRef], goal: z3.BoolRef, timeout: float) -> tuple[z3
     return res, (s.model() if res == z3.sat else None)
 
 
-def check(name: str, bounds: Bounds, bug: str | None = None, timeout: float = 600.0) -> Result:
-    """Check one claim within `bounds` on the model (with `bug` injected, if any)."""
+def check(name: str, bounds: Bounds, timeout: float = 600.0, lemmas: bool = False) -> Result:
+    """Check one claim within `bounds`, step by step (lemma-free unless `lemmas`)."""
     claim = BY_NAME.get(name)
     if claim is None:
         raise ValueError(f"unknown claim {name!r}; known: {', '.join(BY_NAME)}")
     start = time.perf_counter()
     x = Inputs.fresh(bounds)
-    run = Run(bounds, x, bug)
+    run = Run(bounds, x)
     base = x.domain(bounds) + run.defs
     ample = None
     if claim.product:
         xa = replace(x, num_blocks=var("num_blocks_ample"))
-        ample = Run(bounds, xa, bug, tag="a")
+        ample = Run(bounds, xa, tag="a")
         peaks = total(run.bf(x.prompt_len[j] + x.max_tokens[j] - 1) for j in range(bounds.slots))
         base += ample.defs + [xa.num_blocks >= peaks, xa.num_blocks <= peaks + bounds.num_blocks]
     bad = _bad(name, run, ample)
@@ -130,17 +137,17 @@ def check(name: str, bounds: Bounds, bug: str | None = None, timeout: float = 60
     for k in range(1, bounds.steps + 1):
         # the first violation at step k: the claim held at every earlier step (assumed, which helps the solver)
         defs = run.defs[:run.marks[k]] + (ample.defs[:ample.marks[k]] if ample else [])
-        if bug is None:  # lemmas: Inv before step k, proved inductive in induction.py (false for a buggy model)
+        if lemmas:  # Inv before step k, proved inductive in induction.py
             defs += [inv(r, r.post[k - 1], num(k)) for r in (run, ample) if r is not None]
         b = bad(k)
         res, model = _solve(inputs + extra + defs + held, b, timeout)
         if res == z3.unknown:
-            return Result(name, info, "unknown", round(time.perf_counter() - start, 2), k, bug=bug)
+            return Result(name, info, "unknown", round(time.perf_counter() - start, 2), k, lemmas=lemmas,
+                          steps_proved=k - 1)
         if res == z3.sat:
             assert model is not None
-            w = to_workload(model, x, bounds, name=f"{name}-counterexample{'-' + bug if bug else ''}",
-                            tags=("counterexample", name) + ((bug,) if bug else ()))
+            w = to_workload(model, x, bounds, name=f"{name}-counterexample", tags=("counterexample", name))
             return Result(name, info, "counterexample", round(time.perf_counter() - start, 2), k,
-                          workload_to_json(w), bug)
+                          workload_to_json(w), lemmas)
         held.append(z3.Not(b))
-    return Result(name, info, "proved", round(time.perf_counter() - start, 2), bug=bug)
+    return Result(name, info, "proved", round(time.perf_counter() - start, 2), lemmas=lemmas)

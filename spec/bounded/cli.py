@@ -1,10 +1,11 @@
 """``schedcheck prove``: run the claims, print one table, store or compare the results file.
 
-Rows: every bounded claim (BMC on the z3 encoding), the induction step of each
-claim, and the explicit-state model check. With ``--inject BUG`` the model has
-the catalog bug and the command succeeds when at least one claim breaks and
-every counterexample reproduces on the Python model with that bug and on the
-mutant submission conformance/mutants/BUG.py, while the references pass it.
+Rows: the translation validation of the z3 encoding against spec/rules.py, every
+bounded claim (BMC on the encoding), the induction step of each claim, and the
+explicit-state model check of spec.rules itself. With ``--inject FAULT`` the
+fault (``spec.faults``) is applied to the text of spec/rules.py and the patched
+module is model-checked against every claim, and validated against the encoding;
+the command succeeds when at least one claim breaks.
 """
 
 from __future__ import annotations
@@ -12,19 +13,27 @@ from __future__ import annotations
 import argparse
 import json
 import time
+import types
 from pathlib import Path
 
-from conformance.catalog import BY_NAME as CATALOG
-from spec.bounded import checks, induction, modelcheck, variants
-from spec.bounded.crossreplay import cross_replay, mutant_path, reproduced
+import spec.rules
+from spec import faults
+from spec.bounded import checks, induction, modelcheck, validate
 from spec.bounded.encode import Bounds
 from spec.bounded.replay import confirm
 
 HERE = Path(__file__).parent
 QUICK = Bounds(slots=2, steps=3, num_blocks=6, block_size=4, budget=6, max_num_seqs=2, prompt_len=6, max_tokens=3)
 FULL = Bounds(slots=2, steps=4)
-MODEL_CHECK_QUICK = dict(num_blocks=4, block_size=2, budget=4, max_num_seqs=2, requests=2, prompt_len=3, max_tokens=2)
-MODEL_CHECK_FULL = dict(num_blocks=5, block_size=2, budget=4, max_num_seqs=2, requests=2, prompt_len=4, max_tokens=3)
+# Model-checking scopes: two requests over a wider range, and three (what ordering bugs need) over a narrower one.
+MODEL_CHECK_QUICK = (
+    dict(num_blocks=4, block_size=2, budget=4, max_num_seqs=2, requests=2, prompt_len=3, max_tokens=2),
+    dict(num_blocks=3, block_size=2, budget=3, max_num_seqs=3, requests=3, prompt_len=2, max_tokens=2))
+MODEL_CHECK_FULL = (
+    dict(num_blocks=5, block_size=2, budget=4, max_num_seqs=2, requests=2, prompt_len=4, max_tokens=3),
+    dict(num_blocks=4, block_size=2, budget=4, max_num_seqs=3, requests=3, prompt_len=3, max_tokens=2))
+VALIDATE_QUICK, VALIDATE_FULL = validate.QUICK_COUNT, 1_000
+SOLVER_CROSSCHECK = 3  # workloads on which the evaluated encoding is also compared with the solver's model
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -33,14 +42,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                           ("budget", 8), ("max-num-seqs", 3), ("prompt-len", 8), ("max-tokens", 4)):
         p.add_argument(f"--{name}", type=int, default=None, help=f"bound (default {default}; --quick: smaller)")
     p.add_argument("--induction-slots", type=int, default=None, help="N for the induction step (default 3; quick 2)")
-    p.add_argument("--inject", metavar="BUG", choices=sorted(CATALOG), help="inject a catalog bug into the model")
-    p.add_argument("--only", metavar="CLAIM", action="append", help="check only these claims (repeatable)")
-    p.add_argument("--timeout", type=float, default=None,
-                   help="seconds per solver query, then the verdict is unknown (default 600; with --inject 30)")
+    p.add_argument("--inject", metavar="FAULT", choices=sorted(set(faults.BY_NAME) | set(faults.NOT_EXPRESSIBLE)),
+                   help="apply a fault of spec/faults.py to spec/rules.py and model-check the result")
+    p.add_argument("--only", metavar="CLAIM", action="append", help="check only these claims by BMC (repeatable)")
+    p.add_argument("--lemmas", action="store_true",
+                   help="BMC assumes the induction invariant before each step (the row then rests on the induction)")
+    p.add_argument("--validate", type=int, default=None, metavar="N",
+                   help=f"workloads of the validation stream (default {VALIDATE_FULL}; quick {VALIDATE_QUICK})")
+    p.add_argument("--timeout", type=float, default=None, help="seconds per solver query, then unknown (default 600)")
     p.add_argument("--write-results", action="store_true", help="store the table in spec/bounded/results*.json")
-    p.add_argument("--cex-dir", type=Path, default=None, help="write each counterexample workload here as JSON")
     p.add_argument("--coverage", action="store_true",
-                   help="instead of the claims, regenerate conformance/workloads/data/coverage/ (one case per rule id)")
+                   help="instead of the claims, regenerate conformance/corpus/coverage/ (one case per rule id)")
 
 
 def _bounds(args: argparse.Namespace) -> Bounds:
@@ -50,39 +62,68 @@ def _bounds(args: argparse.Namespace) -> Bounds:
     for f, v in over.items():
         if v < 1:
             raise SystemExit(f"--{f.replace('_', '-')} must be >= 1, got {v}")
-    return Bounds(**{**{f: getattr(base, f) for f in Bounds.__slots__}, **over})  # type: ignore[arg-type]
+    return Bounds(**{**{f: getattr(base, f) for f in Bounds.__slots__}, **over})
+
+
+def validation_row(count: int, rules: types.ModuleType = spec.rules,
+                   solver: int = SOLVER_CROSSCHECK) -> dict[str, object]:
+    """The encoding against `rules` on `count` workloads of the stream (the first `solver` also through z3)."""
+    t = time.perf_counter()
+    bad, stats = validate.validate(count, rules=rules)
+    checked = 0
+    if not bad and solver:
+        v = validate.Validator(rules=rules)
+        for w in validate.stream(validate.SEED, solver):
+            found = v.compare(w, solver=True)
+            checked += 1
+            if found is not None:
+                bad.append(found)
+                break
+    return {"claim": "encoding == spec.rules", "kind": "validation", "workloads": stats.workloads,
+            "steps": stats.steps, "preempting_steps": stats.preempting_steps,
+            "self_preemptions": stats.self_preemptions, "double_preemptions": stats.double_preemptions,
+            "readmissions": stats.readmissions, "solver_checked": checked,
+            "verdict": "agree" if not bad else "disagree", "first_difference": str(bad[0]) if bad else None,
+            "seconds": round(time.perf_counter() - t, 2)}
+
+
+def model_check_rows(scopes: tuple[dict[str, int], ...], rules: types.ModuleType = spec.rules,
+                     every: bool = False) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    for scope in scopes:
+        rep, n = modelcheck.explore_all(**scope, rules=rules, every=every)
+        rows.append({"claim": "all claims + no deadlock", "kind": "modelcheck", "bounds": scope, "scopes": n,
+                     "distinct_states": rep.distinct, "depth": rep.depth, "states_per_second": int(rep.per_second),
+                     "verdict": "proved" if rep.violation is None else "counterexample",
+                     "broken": [{"claim": c, "violation": m, "trace": list(t)} for c, m, t in rep.broken],
+                     "seconds": round(rep.seconds, 2)})
+    return rows
 
 
 def main(args: argparse.Namespace) -> int:
     if getattr(args, "coverage", False):
         from spec.bounded import coverage
         return coverage.main([])
-    bug = args.inject
-    if bug and bug not in variants.EXPRESSIBLE:
-        print(f"{bug}: not expressible in the encoding: {variants.NOT_EXPRESSIBLE.get(bug, 'unknown')}")
-        return 1
+    if args.inject:
+        return inject(args.inject, args.quick)
     bounds = _bounds(args)
-    if bug and args.slots is None:
-        bounds = Bounds(**{**{f: getattr(bounds, f) for f in Bounds.__slots__}, "slots": 3})  # order bugs need 3
-    timeout = args.timeout if args.timeout is not None else (30.0 if bug else 600.0)
+    timeout = args.timeout if args.timeout is not None else 600.0
     names = args.only or [c.name for c in checks.CLAIMS]
-    rows: list[dict[str, object]] = []
-    ok = True
-    broken = 0
+    rows = Rows()
+    if not args.only:
+        rows.append(validation_row(args.validate or (VALIDATE_QUICK if args.quick else VALIDATE_FULL)))
+        if rows[-1]["verdict"] != "agree":  # the solver's proofs would be about a model that is not the spec
+            print(f"the encoding differs from spec/rules.py: {rows[-1]['first_difference']}\n"
+                  "so BMC and induction are skipped (they would prove things about the encoding only); fix "
+                  "spec/rules.py or spec/bounded/transition.py. The model check below runs spec.rules itself:")
+            names = []
     for name in names:
-        r = checks.check(name, bounds, bug, timeout)
-        row = {"claim": name, "kind": "bmc", **r.to_json()}
-        if r.verdict == "counterexample" and r.workload is not None:
-            broken += 1
-            row["replay"] = confirm(name, r.workload, bug, bounds.steps)
-            if bug:
-                row.update(cross_replay(r.workload, bug))
-            if args.cex_dir:
-                args.cex_dir.mkdir(parents=True, exist_ok=True)
-                (args.cex_dir / f"{name}{'-' + bug if bug else ''}.json").write_text(json.dumps(r.workload, indent=1))
-        ok &= r.verdict == "proved" if not bug else True
+        r = checks.check(name, bounds, timeout, lemmas=args.lemmas)
+        row: dict[str, object] = {"claim": name, "kind": "bmc", **r.to_json()}
+        if r.workload is not None:
+            row["replay"] = confirm(name, r.workload, bounds.steps)
         rows.append(row)
-    if not bug and not args.only:
+    if not args.only and rows[0]["verdict"] == "agree":
         n_ind = args.induction_slots or (2 if args.quick else 3)
         t = time.perf_counter()
         rows.append({"claim": "Inv initial", "kind": "induction", "slots": n_ind,
@@ -91,44 +132,66 @@ def main(args: argparse.Namespace) -> int:
         for o in induction.prove(n_ind, timeout=timeout):
             rows.append({"claim": o.claim, "kind": "induction", "slots": o.slots, "block_sizes": list(o.block_sizes),
                          "verdict": o.verdict, "seconds": o.seconds})
-        scope = MODEL_CHECK_QUICK if args.quick else MODEL_CHECK_FULL
-        rep, scopes = modelcheck.explore_all(**scope)  # type: ignore[arg-type]
-        rows.append({"claim": "I1..I6 + no deadlock", "kind": "modelcheck", "bounds": scope, "scopes": scopes,
-                     "distinct_states": rep.distinct, "depth": rep.depth, "states_per_second": int(rep.per_second),
-                     "verdict": "proved" if rep.violation is None else "counterexample",
-                     "seconds": round(rep.seconds, 2)})
-        ok &= all(r["verdict"] == "proved" for r in rows)
-    _print(rows)
-    if bug:
-        cexes = [r for r in rows if r["verdict"] == "counterexample"]
-        on_model = all(r.get("replay") != "not reproduced" for r in cexes)
-        on_mutant = all(reproduced(r) for r in cexes)
-        mutant = _mutant_label(bug)
-        if not broken:
-            print(f"{bug}: no claim breaks at N={bounds.slots}, K={bounds.steps}, so there is nothing to replay. "
-                  f"LIVE and OUT break only when the liveness bound fits in K steps: try --slots 2 or more --steps; "
-                  f"a bug that breaks no claim is left to the conformance suite (schedcheck check {mutant})")
-        else:
-            print(f"{bug}: {broken} claim(s) broken; every counterexample "
-                  f"{'reproduces' if on_model else 'does NOT reproduce'} on the Python model with the bug, "
-                  f"{'fails' if on_mutant else 'does NOT always fail'} {mutant} and the references "
-                  f"{'pass it' if all(r.get('reference') == 'pass' for r in cexes) else 'do NOT all pass it'}")
-        return 0 if broken and on_model and on_mutant else 1
+    if not args.only:
+        for mc_row in model_check_rows(MODEL_CHECK_QUICK if args.quick else MODEL_CHECK_FULL):
+            rows.append(mc_row)
+    ok = all(r["verdict"] in ("proved", "agree") for r in rows)
     if args.write_results:
         path = HERE / ("results-quick.json" if args.quick else "results.json")
         store(path, rows, bounds, partial=bool(args.only))
         print(f"wrote {path}")
+    if not ok:
+        print("NOT all proved: a counterexample or a disagreement above is a bug in spec/rules.py or in the encoding "
+              "(spec/bounded/transition.py); an unknown needs a longer --timeout or smaller bounds")
     return 0 if ok else 1
+
+
+def inject(name: str, quick: bool, scopes: tuple[dict[str, int], ...] | None = None) -> int:
+    """Model-check spec/rules.py with fault `name` and validate the encoding against it; 0 when a claim breaks."""
+    if name in faults.NOT_EXPRESSIBLE:
+        print(f"{name}: not expressible as an edit of spec/rules.py: {faults.NOT_EXPRESSIBLE[name]}")
+        return 1
+    rules = faults.load(name)
+    if scopes is None:
+        scopes = MODEL_CHECK_QUICK if quick else MODEL_CHECK_FULL
+    rows = model_check_rows(scopes, rules, every=True)
+    broken: dict[str, str] = {}
+    for r in rows:
+        for b in r["broken"]:  # type: ignore[attr-defined]
+            broken.setdefault(b["claim"], b["violation"])
+    row = validation_row(VALIDATE_QUICK, rules, solver=0)
+    _print(rows + [row])
+    for claim, violation in broken.items():
+        print(f"  {claim}: {violation}")
+    if row["verdict"] == "disagree":
+        print(f"  the encoding differs from the spec with {name}: {row['first_difference']}")
+    if not broken:
+        print(f"{name}: no claim breaks in the model-checking scopes; the validation "
+              f"{'sees it' if row['verdict'] == 'disagree' else 'does not see it either'}. A fault no claim can see "
+              "is left to the conformance suite's differential check (schedcheck check)")
+        return 1
+    print(f"{name}: breaks {', '.join(broken)}")
+    return 0
+
+
+class Rows(list[dict[str, object]]):
+    """The table, printed a row at a time as each check ends (a long run shows its progress)."""
+
+    def append(self, row: dict[str, object]) -> None:
+        if not self:
+            _print([], header=True)
+        _print([row], header=False)
+        super().append(row)
 
 
 def store(path: Path, rows: list[dict[str, object]], bounds: Bounds, partial: bool = False) -> None:
     """Write the results file, keeping BMC rows of other bounds (so a run at larger bounds adds to the table
     instead of replacing it); a partial run (--only) replaces just its own rows, so one slow claim can be
-    rerun alone. Each BMC row names its bounds."""
+    rerun alone. Each BMC row names its bounds and whether it assumed the induction invariant."""
     def key(r: dict[str, object]) -> tuple[object, ...]:
         b = r.get("bounds")
-        return (r["claim"], r["kind"]) + ((b["slots"], b["steps"]) if r["kind"] == "bmc" and isinstance(b, dict)
-                                          else ())
+        return (r["claim"], r["kind"]) + ((b["slots"], b["steps"], bool(r.get("lemmas")))
+                                          if r["kind"] == "bmc" and isinstance(b, dict) else ())
     header = {f: getattr(bounds, f) for f in Bounds.__slots__}
     if path.exists():
         old = json.loads(path.read_text())
@@ -136,7 +199,7 @@ def store(path: Path, rows: list[dict[str, object]], bounds: Bounds, partial: bo
         here = (bounds.slots, bounds.steps)
         # a partial run keeps every other row; a full run keeps only the BMC rows of other bounds
         merged = [r for r in old["rows"] if key(r) not in fresh
-                  and (partial or (r["kind"] == "bmc" and key(r)[2:] != here))] + rows
+                  and (partial or (r["kind"] == "bmc" and key(r)[2:4] != here))] + rows
         order = [c.name for c in checks.CLAIMS]
         rows = sorted((r for r in merged if r["kind"] == "bmc"),
                       key=lambda r: (key(r)[2:], order.index(str(r["claim"])))) + \
@@ -145,27 +208,23 @@ def store(path: Path, rows: list[dict[str, object]], bounds: Bounds, partial: bo
     path.write_text(json.dumps({"bounds": header, "rows": rows}, indent=1) + "\n")
 
 
-def _print(rows: list[dict[str, object]]) -> None:
-    print(f"{'claim':<22} {'kind':<10} {'bounds':<34} {'verdict':<15} {'seconds':>8}")
+def _print(rows: list[dict[str, object]], header: bool = True) -> None:
+    if header:
+        print(f"{'claim':<24} {'kind':<10} {'bounds':<44} {'verdict':<15} {'seconds':>8}", flush=True)
     for r in rows:
         b = r.get("bounds")
         if r["kind"] == "bmc" and isinstance(b, dict):
-            where = f"N={b['slots']} K={b['steps']} nb<={b['num_blocks']} bs<={b['block_size']} B<={b['budget']}"
+            where = (f"N={b['slots']} K={b['steps']} nb<={b['num_blocks']} bs<={b['block_size']} B<={b['budget']}"
+                     f"{' +Inv' if r.get('lemmas') else ''}")
         elif r["kind"] == "induction":
             where = f"N={r['slots']}, any length, bs in {r.get('block_sizes', '1..4')}"
+        elif r["kind"] == "validation":
+            where = (f"{r['workloads']} workloads, {r['steps']} steps, "
+                     f"{100 * int(r['steps'] and r['preempting_steps']) // max(int(r['steps']), 1)}% preempt")  # type: ignore[call-overload]
         else:
-            where = f"{r.get('scopes')} scopes, {r.get('distinct_states')} states, depth {r.get('depth')}"
-        extra = f"  step {r['step']} (model: {r.get('replay')}" if r.get("step") and r["verdict"] == "counterexample" \
-            else ""
-        if extra:
-            extra += f"; mutant: {r['mutant']}; reference: {r['reference']})" if "mutant" in r else ")"
-        print(f"{r['claim']:<22} {r['kind']:<10} {where:<34} {r['verdict']:<15} {r['seconds']:>8}{extra}")
-
-
-def _mutant_label(bug: str) -> str:
-    """The mutant submission's path, relative to the working directory when it is below it."""
-    path = mutant_path(bug)
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
+            assert isinstance(b, dict)
+            where = f"{b['requests']} req: {r.get('scopes')} scopes, {r.get('distinct_states')} states"
+        extra = f"  step {r['step']}" if r.get("step") and r["verdict"] == "counterexample" else ""
+        if r["kind"] == "modelcheck" and r.get("broken"):
+            extra = "  broken: " + ", ".join(str(x["claim"]) for x in r["broken"])  # type: ignore[attr-defined]
+        print(f"{r['claim']:<24} {r['kind']:<10} {where:<44} {r['verdict']:<15} {r['seconds']:>8}{extra}", flush=True)

@@ -1,12 +1,19 @@
 """The transition system of spec/rules.py as z3 constraints: N sequence slots, K steps, every input symbolic.
 
 A state is one vector per slot (status, num_computed, num_blocks, output length,
-the pending batch) plus the queues as a list of slot ids: the first r entries are
-running in order, the next w waiting in order. Phase 1's index loop with its
-preemption retries and phase 2's admission loop are unrolled N times each; every
-loop that could need one more round is recorded in ``unwind`` so a check can
-prove the unrolling was enough. ``bug`` injects a catalog bug exactly as
-``spec.bounded.variants`` does. Slots are requests in arrival order.
+tokens drawn, the pending batch) plus the queues as a list of slot ids: the first
+r entries are running in order, the next w waiting in order. Phase 1's index loop
+with its preemption retries and phase 2's admission loop are unrolled N times
+each; every loop that could need one more round is recorded in ``unwind`` so a
+check can prove the unrolling was enough. Slots are requests in arrival order.
+
+The encoding is written by hand, so it is checked against spec/rules.py itself
+(``spec.bounded.validate``): with every input fixed, its trace must equal the
+spec's, field by field, on a stream of workloads heavy in preemption.
+
+Tokens: the d-th token drawn for slot s is eos when ``eos[s][d]``, else base + d
+(``spec.bounded.execute.Draws``). The output is the last ``out`` tokens drawn, so
+two outputs of a slot are equal exactly when ``out`` and ``drawn`` are.
 """
 
 from __future__ import annotations
@@ -85,7 +92,7 @@ class Inputs:
     prompt_len: tuple[Term, ...]
     max_tokens: tuple[Term, ...]
     arrival: tuple[Term, ...]
-    eos: tuple[tuple[z3.BoolRef, ...], ...]  # eos[s][k]: output token k of slot s is eos
+    eos: tuple[tuple[z3.BoolRef, ...], ...]  # eos[s][d]: the d-th token drawn for slot s is eos
 
     @staticmethod
     def fresh(bounds: Bounds, tag: str = "") -> Inputs:
@@ -97,7 +104,7 @@ class Inputs:
                             for s in range(n)))
 
     def domain(self, b: Bounds) -> list[z3.BoolRef]:
-        """The input bounds, arrival order by slot, no eos past max_tokens, each request feasible alone."""
+        """The input bounds, arrival order by slot, no eos draw past max_tokens, each request feasible alone."""
         out = [z3.And(v >= 1, v <= hi) for v, hi in ((self.num_blocks, b.num_blocks), (self.block_size, b.block_size),
                                                        (self.max_num_seqs, b.max_num_seqs), (self.budget, b.budget))]
         for s in range(b.slots):
@@ -119,6 +126,7 @@ class Snap:
     computed: tuple[Term, ...]
     blocks: tuple[Term, ...]
     out: tuple[Term, ...]  # len(output)
+    drawn: tuple[Term, ...]  # tokens drawn so far (sample calls); the output is the last `out` of them
     sched: tuple[Term, ...]  # n of this slot in the batch, 0 if absent
     times: tuple[Term, ...]  # how often the slot appears in the batch
     order: tuple[Term, ...]  # its position in the batch

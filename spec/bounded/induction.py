@@ -41,7 +41,7 @@ STEP_CLAIMS = ("unwind", "I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "
 def free_state(n: int, tag: str) -> Snap:
     def vs(label: str) -> tuple[Term, ...]:
         return tuple(var(f"{label}{j}_{tag}") for j in range(n))
-    return Snap(vs("st"), vs("nc"), vs("nb"), vs("out"), vs("sc"), vs("tm"), vs("od"), vs("q"),
+    return Snap(vs("st"), vs("nc"), vs("nb"), vs("out"), vs("dr"), vs("sc"), vs("tm"), vs("od"), vs("q"),
                 var(f"r_{tag}"), var(f"w_{tag}"), var(f"used_{tag}"), var(f"pre_{tag}"), var(f"size_{tag}"))
 
 
@@ -53,7 +53,7 @@ def inv(run: Run, s: Snap, k: Term) -> z3.BoolRef:
            s.used <= x.num_blocks]
     for j in range(n):
         st, nc, nb, o, p, m = s.status[j], s.computed[j], s.blocks[j], s.out[j], x.prompt_len[j], x.max_tokens[j]
-        out += [s.sched[j] == 0, s.times[j] == 0, s.order[j] == 0,
+        out += [s.sched[j] == 0, s.times[j] == 0, s.order[j] == 0, s.drawn[j] == o,
                 z3.Or(st == UNARRIVED, st == WAITING, st == RUNNING, st == FINISHED),
                 (st == UNARRIVED) == (x.arrival[j] >= k),
                 z3.Implies(st == UNARRIVED, z3.And(nc == 0, nb == 0, o == 0)),
@@ -110,7 +110,7 @@ def blocks_for_peak(x: Inputs, b: Bounds, j: int) -> Term:
 
 
 def prove(slots: int, block_sizes: tuple[int, ...] = (1, 2, 3, 4), timeout: float = 600.0,
-          bug: str | None = None, only: tuple[str, ...] = STEP_CLAIMS) -> list[Outcome]:
+          only: tuple[str, ...] = STEP_CLAIMS) -> list[Outcome]:
     """Prove each step claim inductive at `slots` slots, for every block size in `block_sizes`."""
     b = Bounds(slots=slots, steps=1, block_size=max(block_sizes))
     results = []
@@ -119,7 +119,7 @@ def prove(slots: int, block_sizes: tuple[int, ...] = (1, 2, 3, 4), timeout: floa
         x = replace(x, eos=tuple((z3.Bool(f"eos_now{j}"),) for j in range(slots)))
         k = var("k")
         s0 = free_state(slots, "s")
-        run = Run(b, x, bug, tag="i", init=s0, start=k)
+        run = Run(b, x, tag="i", init=s0, start=k)
         pre, mid, post = run.pre[1], run.mid[1], run.post[1]
         goals = {
             "unwind": z3.Or(*run.unwind[0]), "FA": run.budget_out[0], "FD": run.multi_victim[0],

@@ -1,32 +1,38 @@
-"""Exhaustive breadth-first model checking of the Python model itself, in the style of TLC.
+"""Exhaustive breadth-first model checking of a rules module, in the style of TLC.
 
-A scope fixes the config and the requests (prompt_len, max_tokens); which
-requests arrive before a step (in order) and which sampled tokens are eos are
-nondeterministic choices. Every reachable state is visited once; I1..I6 are
-checked on every schedule() and update(), and a state with work left in which
-nothing can change is a deadlock. A violation comes with a shortest trace.
+The module is ``spec.rules`` itself, or spec/rules.py with a fault applied
+(``spec.faults``). A scope fixes the config and the requests (prompt_len,
+max_tokens); which requests arrive before a step (in order) and which drawn
+tokens are eos are the nondeterministic choices. Every reachable state is
+visited once and every claim that can be judged on a step or a path is checked:
+I1..I6, FA..FD and crashes after every step, OUT when a sequence finishes (its
+output against its output alone on an ample cache, with the same draws), LIVE
+against the liveness bound of the path's arrivals, and deadlock. A violation
+comes with a shortest trace.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
+import types
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from spec.bounded import variants
-from spec.invariants import check_step
+import spec.rules
+from spec.bounded.execute import EOS, Draws, Step, alone, step_violations
 from spec.model import Config, State
-from spec.rules import add, initial_state
+from spec.trace import Request
 
 Key = tuple[object, ...]
+CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "OUT", "LIVE", "deadlock", "crash")
 
 
 @dataclass(frozen=True, slots=True)
 class Scope:
     config: Config
     requests: tuple[tuple[int, int], ...]  # (prompt_len, max_tokens) of r0, r1, ... in arrival order
-    eos: bool = True  # eos may be sampled at any output position
+    eos: bool = True  # eos may be drawn at any draw
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,28 +42,52 @@ class Report:
     seconds: float
     violation: str | None
     trace: tuple[str, ...]  # shortest path to the violation: one line per step
+    claim: str | None = None  # the claim broken
+    broken: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # every claim broken: (claim, violation, trace)
 
     @property
     def per_second(self) -> float:
         return self.distinct / self.seconds if self.seconds else float("inf")
 
 
-def _key(state: State, arrived: int) -> Key:
-    return (arrived, state.blocks_used, tuple((q.seq_id, len(q.output), q.num_computed, q.num_blocks, q.status.name)
-                                             for q in state.waiting + state.running + state.finished))
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A state of the search: the scheduler, and what the path so far fixed (arrivals, draws, steps)."""
+
+    state: State
+    arrived: int
+    step: int  # steps taken
+    last: int  # the step of the latest arrival
+    counts: tuple[int, ...]  # draws so far, per request
+    eos: tuple[tuple[int, ...], ...]  # the draws that were eos, per request
+
+    def key(self) -> Key:
+        s = self.state
+        return (self.arrived, self.step, self.last, s.blocks_used, self.counts, self.eos,
+                tuple((q.seq_id, q.output, q.num_computed, q.num_blocks, q.status.name)
+                      for q in s.waiting + s.running + s.finished))
 
 
-def explore(scope: Scope, bug: str | None = None, max_states: int = 2_000_000) -> Report:
-    """Visit every reachable state of `scope` breadth first; stop at the first violation."""
+def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int = 2_000_000,
+            every: bool = False) -> Report:
+    """Visit every reachable state of `scope` breadth first; stop at the first violation.
+
+    every=True goes on after a violation and reports the first, shortest violation of each claim,
+    so one search tells which claims a fault breaks (a claim whose shortest path passes another's
+    violation is found too); it stops only after a crash and at the liveness bound.
+    """
     start = time.perf_counter()
-    eos = 0 if scope.eos else None
     config = Config(scope.config.num_blocks, scope.config.block_size, scope.config.max_num_seqs,
-                    scope.config.max_num_batched_tokens, eos)
-    init = (initial_state(config), 0)
-    parent: dict[Key, tuple[Key | None, str]] = {_key(*init): (None, "start")}
-    queue = deque([(init, 0)])
-    depth = 0
+                    scope.config.max_num_batched_tokens, EOS if scope.eos else None)
     n = len(scope.requests)
+    reqs = tuple(Request(f"r{j}", p, m) for j, (p, m) in enumerate(scope.requests))
+    bases = {r.seq_id: 100 * (j + 1) for j, r in enumerate(reqs)}
+    work = sum(p + m - 1 for p, m in scope.requests)
+    solo: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
+    init = Node(rules.initial_state(config), 0, 0, 0, (0,) * n, ((),) * n)
+    parent: dict[Key, tuple[Key | None, str]] = {init.key(): (None, "start")}
+    queue = deque([init])
+    depth = 0
 
     def path(key: Key, last: str) -> tuple[str, ...]:
         lines = [last]
@@ -68,70 +98,105 @@ def explore(scope: Scope, bug: str | None = None, max_states: int = 2_000_000) -
             cur = prev
         return tuple(reversed(lines[:-1]))
 
+    broken: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+    def found(claim: str, message: str, key: Key, label: str, d: int) -> Report | None:
+        if claim not in broken:
+            broken[claim] = (message, path(key, label))
+        if every:
+            return None
+        return Report(len(parent), d, time.perf_counter() - start, message, path(key, label), claim,
+                      ((claim, message, path(key, label)),))
+
     while queue:
-        (state, arrived), d = queue.popleft()
-        depth = max(depth, d)
-        key = _key(state, arrived)
+        node = queue.popleft()
+        depth = max(depth, node.step)
+        key = node.key()
         moved = False
-        for more in range(n - arrived + 1):  # how many new requests arrive before this step
-            s = state
-            for j in range(arrived, arrived + more):
-                s = add(s, f"r{j}", *scope.requests[j])
+        for more in range(n - node.arrived + 1):  # how many new requests arrive before this step
+            s = node.state
+            for j in range(node.arrived, node.arrived + more):
+                s = rules.add(s, reqs[j].seq_id, reqs[j].prompt_len, reqs[j].max_tokens)
             if not (s.waiting or s.running):
-                if more == 0 and arrived < n:
-                    continue  # idle step: arrivals still to come, nothing changes
-                if more == 0:
+                continue  # nothing to do: an idle step changes nothing
+            k = node.step + 1
+            last = k if more else node.last
+            try:
+                mid, batch, events = rules.schedule_explained(s)
+            except Exception as e:
+                if (r := found("crash", f"schedule() raised {e!r}", key, f"+{more} arrive, schedule", k)):
+                    return r
+                continue
+            ids = [i for i, _ in batch] if scope.eos else []
+            for mask in range(1 << len(ids)):
+                flagged = {i for b, i in enumerate(ids) if mask >> b & 1}
+                eos = {f"r{j}": node.eos[j] + ((node.counts[j],) if f"r{j}" in flagged else ()) for j in range(n)}
+                draws = Draws(bases, eos, {f"r{j}": node.counts[j] for j in range(n)})
+                label = f"+{more} arrive, schedule {dict(batch)}, eos for {sorted(flagged)}"
+                tokens: list[tuple[str, int]] = []
+
+                def recording(seq_id: str, output: tuple[int, ...], draws: Draws = draws,
+                              tokens: list[tuple[str, int]] = tokens) -> int:
+                    token = draws(seq_id, output)
+                    tokens.append((seq_id, token))
+                    return token
+                error = None
+                try:
+                    after, done, _ = rules.update_explained(mid, recording)
+                except Exception as e:
+                    after, done, error = mid, (), f"update() raised {e!r}"
+                bad = step_violations(Step(k, s, batch, events, mid, tuple(tokens), (), after, error))
+                for claim in CLAIMS:
+                    if bad.get(claim) and (r := found(claim, bad[claim][0], key, label, k)):
+                        return r
+                if bad.get("crash"):  # nothing to go on from
+                    moved = True
                     continue
-            mid, batch = variants.schedule(s, bug)
-            found = check_step(s, batch, mid)
-            for choice in _eos_choices(mid, eos):
-                after, _ = variants.update(mid, choice, bug)
-                flagged = sorted(k for k, v in choice.flags.items() if v)
-                label = f"+{more} arrive, schedule {dict(batch)}, eos for {flagged}"
-                bad = found or check_step(mid, mid.pending or (), after)
-                if bad:
-                    return Report(len(parent), d + 1, time.perf_counter() - start, str(bad[0]), path(key, label))
-                nkey = _key(after, arrived + more)
-                if nkey != key:
+                counts = tuple(draws.counts.get(f"r{j}", 0) for j in range(n))
+                used = tuple(tuple(e for e in eos[f"r{j}"] if e < counts[j]) for j in range(n))
+                for q in done:  # OUT: the output it would have had alone, without any preemption
+                    j = int(q.seq_id[1:])
+                    want = solo.get((j, used[j]))
+                    if want is None:
+                        want = solo[(j, used[j])] = alone(rules, config, reqs[j], bases[q.seq_id], used[j])
+                    if q.output != want and (r := found("OUT", f"[OUT] {q.seq_id}'s output is "
+                                                         f"{list(q.output)}, alone it is {list(want)}", key, label, k)):
+                        return r
+                nxt = Node(after, node.arrived + more, k, last, counts, used)
+                left = after.waiting or after.running
+                if left and k - last >= work:  # never in a correct run (LIVE's ranking function); a faulty one
+                    moved = True               # could go on for ever while requests are still to come: prune
+                    continue
+                if nxt.arrived == n and left and k >= last - 1 + work:
+                    if (r := found("LIVE", f"[LIVE] work left after step {k}, the liveness bound "
+                                           f"{last - 1 + work}", key, label, k)):
+                        return r
+                    moved = True
+                    continue
+                nkey = nxt.key()
+                if nkey[3:] != key[3:] or more:
                     moved = True
                 if nkey not in parent:
                     parent[nkey] = (key, label)
-                    queue.append(((after, arrived + more), d + 1))
+                    queue.append(nxt)
                     if len(parent) > max_states:
                         raise RuntimeError(f"more than {max_states} states; shrink the scope")
-        if (state.waiting or state.running) and not moved and arrived == n:
-            return Report(len(parent), d, time.perf_counter() - start, "deadlock: work left but no step changes "
-                          "the state", path(key, "stuck"))
-    return Report(len(parent), depth, time.perf_counter() - start, None, ())
-
-
-@dataclass(frozen=True, slots=True)
-class _Choice:
-    """A sample function: token base + k, or eos (0) for the sequences flagged."""
-
-    flags: dict[str, bool]
-    eos: int | None
-
-    def __call__(self, seq_id: str, output: tuple[int, ...]) -> int:
-        if self.flags.get(seq_id) and self.eos is not None:
-            return self.eos
-        return 100 * (int(seq_id[1:]) + 1) + len(output)
-
-
-def _eos_choices(mid: State, eos: int | None) -> list[Callable[[str, tuple[int, ...]], int]]:
-    ids = [i for i, _ in mid.pending or ()] if eos is not None else []
-    out: list[Callable[[str, tuple[int, ...]], int]] = []
-    for mask in range(1 << len(ids)):
-        out.append(_Choice({i: bool(mask >> b & 1) for b, i in enumerate(ids)}, eos))
-    return out
+        stuck = (node.state.waiting or node.state.running) and not moved and node.arrived == n
+        if stuck and (r := found("deadlock", "deadlock: work left but no step changes the state", key, "stuck",
+                                 node.step)):
+            return r
+    first = next(iter(broken.items()), None)
+    return Report(len(parent), depth, time.perf_counter() - start, first[1][0] if first else None,
+                  first[1][1] if first else (), first[0] if first else None,
+                  tuple((c, m, t) for c, (m, t) in broken.items()))
 
 
 def explore_all(num_blocks: int, block_size: int, budget: int, max_num_seqs: int, requests: int, prompt_len: int,
-                max_tokens: int, bug: str | None = None) -> tuple[Report, int]:
-    """Explore every feasible scope within the bounds; return the totals (or the first violation), scopes."""
-    import itertools
+                max_tokens: int, rules: types.ModuleType = spec.rules, every: bool = False) -> tuple[Report, int]:
+    """Explore every feasible scope within the bounds; return the totals (or the first violation), scopes.
 
-    from spec.rules import peak_blocks
+    every=True explores every scope and reports, per claim, its first violation (scopes in order)."""
+    broken: dict[str, tuple[str, tuple[str, ...]]] = {}
     shapes = list(itertools.product(range(1, prompt_len + 1), range(1, max_tokens + 1)))
     distinct = depth = scopes = 0
     seconds = 0.0
@@ -139,11 +204,17 @@ def explore_all(num_blocks: int, block_size: int, budget: int, max_num_seqs: int
                                            range(1, max_num_seqs + 1)):
         config = Config(nb, bs, ms, b)
         for reqs in itertools.product(shapes, repeat=requests):
-            if any(peak_blocks(config, p, m) > nb for p, m in reqs):
+            if any(spec.rules.peak_blocks(config, p, m) > nb for p, m in reqs):
                 continue
-            r = explore(Scope(config, reqs), bug)
+            r = explore(Scope(config, reqs), rules, every=every)
             scopes += 1
             distinct, depth, seconds = distinct + r.distinct, max(depth, r.depth), seconds + r.seconds
-            if r.violation:
-                return Report(distinct, depth, seconds, f"{config} requests {reqs}: {r.violation}", r.trace), scopes
-    return Report(distinct, depth, seconds, None, ()), scopes
+            where = f"num_blocks={nb} block_size={bs} budget={b} max_num_seqs={ms} requests {reqs}"
+            for claim, message, trace in r.broken:
+                broken.setdefault(claim, (f"{where}: {message}", trace))
+            if r.violation and not every:
+                return Report(distinct, depth, seconds, f"{where}: {r.violation}", r.trace, r.claim,
+                              r.broken), scopes
+    first = next(iter(broken.items()), None)
+    return Report(distinct, depth, seconds, first[1][0] if first else None, first[1][1] if first else (),
+                  first[0] if first else None, tuple((c, m, t) for c, (m, t) in broken.items())), scopes

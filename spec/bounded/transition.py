@@ -2,7 +2,8 @@
 
 ``Run`` builds the whole run: ``pre[k]`` after step k's arrivals, ``mid[k]`` after
 its schedule(), ``post[k]`` after its update() (index 0 of ``post`` is the empty
-initial state). Each function follows the rule of spec/rules.py with the same id.
+initial state). Each function follows the rule of spec/rules.py with the same id;
+``spec.bounded.validate`` checks that they do, step by step, against spec.rules.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from spec.bounded.encode import (
     Term,
     blocks_for,
     merge,
-    move,
     num,
     one_if,
     pick,
@@ -33,12 +33,14 @@ from spec.bounded.encode import (
 
 
 class Run:
-    """The unrolled run of one (possibly buggy) model on symbolic inputs."""
+    """The unrolled run of the model on symbolic inputs."""
 
-    def __init__(self, bounds: Bounds, inputs: Inputs, bug: str | None = None, tag: str = "",
+    rounds = 0  # extra (or, negative, fewer) rounds of each unrolled loop; 0 is the exact unrolling
+
+    def __init__(self, bounds: Bounds, inputs: Inputs, tag: str = "",
                  init: Snap | None = None, start: Term | int = 1) -> None:
         """Unroll bounds.steps steps from `init` (default: empty), the first one numbered `start`."""
-        self.b, self.x, self.bug, self.tag = bounds, inputs, bug, tag
+        self.b, self.x, self.tag = bounds, inputs, tag
         self.defs: list[z3.BoolRef] = []  # definitions of the named intermediate terms
         self.unwind: list[list[z3.BoolRef]] = []  # per step; each false: one more loop round would change nothing
         self.preempted_now: list[z3.BoolRef] = []  # per step: phase 1 preempted someone
@@ -47,7 +49,7 @@ class Run:
         self._count = 0
         n, zero = bounds.slots, num(0)
         z = tuple(zero for _ in range(n))
-        given, init = init, Snap(tuple(num(UNARRIVED) for _ in range(n)), z, z, z, z, z, z,
+        given, init = init, Snap(tuple(num(UNARRIVED) for _ in range(n)), z, z, z, z, z, z, z,
                     tuple(num(n) for _ in range(n)), zero, zero, zero, zero, zero)
         init = init if given is None else given
         self.pre: list[Snap] = [init]
@@ -82,18 +84,12 @@ class Run:
         return blocks_for(self.x.block_size, t, self.b)
 
     def need(self, s: Snap, seq: Term, tokens: Term) -> Term:
-        want = self.bf(tokens)
-        if self.bug == "grow_on_mod_one":  # a held sequence gains one block, only when tokens % block_size == 1
-            crossed = z3.Or(*[z3.And(self.x.block_size == k, tokens % k == 1) for k in range(2, self.b.block_size + 1)])
-            return z3.If(pick(s.blocks, seq) == 0, want, one_if(crossed))
-        return want - pick(s.blocks, seq)
+        return self.bf(tokens) - pick(s.blocks, seq)
 
     def fits(self, s: Snap, seq: Term, tokens: Term) -> z3.BoolRef:
         """try_grow would succeed."""
         need = self.need(s, seq, tokens)
-        room = s.used + need < self.x.num_blocks if self.bug == "capacity_off_by_one" else \
-            s.used + need <= self.x.num_blocks
-        return z3.Or(need <= 0, room)
+        return z3.Or(need <= 0, s.used + need <= self.x.num_blocks)
 
     def grow_and_batch(self, s: Snap, seq: Term, tokens: Term, n: Term) -> Snap:
         """try_grow's success branch, then batch[seq] = n."""
@@ -104,31 +100,20 @@ class Run:
                        order=put(s.order, seq, z3.If(pick(s.times, seq) > 0, pick(s.order, seq), s.size)),
                        size=s.size + one_if(pick(s.times, seq) == 0))
 
-    def charge(self, n: Term, decode: z3.BoolRef | bool = False) -> Term:
-        """What n costs the budget; decode_not_charged lets a decode (phase 1, output so far, n == 1) go free."""
-        return z3.If(z3.And(decode, n == 1), num(0), n) if self.bug == "decode_not_charged" else n
-
-    def preempt(self, s: Snap, pos: Term) -> Snap:
-        """Preempt the running entry at `pos`: to the head of waiting, KV freed, output kept."""
-        v, bug = pick(s.queue, pos), self.bug
-        queue = s.queue
-        if bug == "preempt_to_tail":
-            queue = move(queue, pos, s.r + s.w - 1, self.b.slots)
-        elif bug == "victim_first":
-            queue = move(queue, pos, s.r - 1, self.b.slots)
-        return replace(
-            s, status=put(s.status, v, num(WAITING)), blocks=put(s.blocks, v, num(0)),
-            computed=s.computed if bug == "preempt_keeps_num_computed" else put(s.computed, v, num(0)),
-            out=put(s.out, v, num(0)) if bug == "preempt_clears_output" else s.out,
-            used=s.used if bug == "preempt_keeps_blocks_used" else s.used - pick(s.blocks, v),
-            queue=queue, r=s.r - 1, w=s.w + 1, preemptions=s.preemptions + 1)
+    def preempt(self, s: Snap) -> Snap:
+        """Preempt running[-1]: to the head of waiting (the queue is unchanged: it is the first waiting entry),
+        KV freed, output kept."""
+        v = pick(s.queue, s.r - 1)
+        return replace(s, status=put(s.status, v, num(WAITING)), blocks=put(s.blocks, v, num(0)),
+                       computed=put(s.computed, v, num(0)), used=s.used - pick(s.blocks, v),
+                       r=s.r - 1, w=s.w + 1, preemptions=s.preemptions + 1)
 
     def chunk(self, s: Snap, seq: Term, budget: Term) -> tuple[Term, Term, Term]:
-        """(remaining, n, tokens the blocks are sized for)."""
+        """(remaining, n, num_computed + n: the tokens the blocks are sized for)."""
         tokens = pick(self.x.prompt_len, seq) + pick(s.out, seq)
         rem = tokens - pick(s.computed, seq)
         n = z3.If(rem < budget, rem, budget)
-        return rem, n, tokens if self.bug == "blocks_by_num_tokens" else pick(s.computed, seq) + n
+        return rem, n, pick(s.computed, seq) + n
 
     # --- one step ------------------------------------------------------------------------
 
@@ -151,27 +136,25 @@ class Run:
         n_slots, budget, i = self.b.slots, self.x.budget, num(0)
         start = s.preemptions
         multi = z3.BoolVal(False)
-        for _ in range(n_slots):
+        for _ in range(n_slots + self.rounds):
             g = z3.And(i < s.r, budget > 0)
             seq = pick(s.queue, i)
             _, n, tokens = self.chunk(s, seq, budget)
             skipped, ok = z3.BoolVal(False), self.fits(s, seq, tokens)
             last = s.r - 1
-            for attempt in range(n_slots):
+            for attempt in range(n_slots + self.rounds):
                 c = z3.And(g, z3.Not(ok), z3.Not(skipped))
                 if attempt == 1:
                     multi = z3.Or(multi, z3.And(c, i < last))
-                pos = num(0) if self.bug == "victim_first" else s.r - 1
-                victim = pick(s.queue, pos)
-                s = merge(c, self.preempt(s, pos), s)
+                victim = pick(s.queue, s.r - 1)
+                s = merge(c, self.preempt(s), s)
                 # P1.skip_self: the victim is the sequence itself; i stays
                 skipped = z3.Or(skipped, z3.And(c, victim == seq))
-                i = z3.If(z3.And(c, victim != seq, pos < i), i - 1, i)
                 ok = z3.If(c, self.fits(s, seq, tokens), ok)
             self.unwind[-1].append(z3.And(g, z3.Not(ok), z3.Not(skipped)))
             do = z3.And(g, ok, z3.Not(skipped))  # P1: it fits; schedule n tokens of it
             s = self.name(merge(do, self.grow_and_batch(s, seq, tokens, n), s))
-            budget = self.scalar(z3.If(do, budget - self.charge(n, pick(s.out, seq) > 0), budget), "budget")
+            budget = self.scalar(z3.If(do, budget - n, budget), "budget")
             i = self.scalar(z3.If(do, i + 1, i), "i")
         self.unwind[-1].append(z3.And(i < s.r, budget > 0))
         self.preempted_now.append(s.preemptions > start)
@@ -181,60 +164,46 @@ class Run:
 
     def phase2(self, s: Snap, budget: Term) -> Snap:
         """P2: admit the waiting head while it fits, strictly FCFS; stop at max_num_seqs (P2.full)."""
-        bug, skip = self.bug, num(0)
-        if bug == "budget_not_shared":
-            budget = self.x.budget
-        stop = self.preempted_now[-1] if bug == "no_admission_after_preemption" else z3.BoolVal(False)
-        for _ in range(self.b.slots + 1):
-            full = s.r > self.x.max_num_seqs if bug == "max_num_seqs_off_by_one" else s.r >= self.x.max_num_seqs
-            g = z3.And(z3.Not(stop), skip < s.w, budget > 0, z3.Not(full))
-            if _ == self.b.slots:
+        stop: z3.BoolRef = z3.BoolVal(False)
+        rounds = self.b.slots + self.rounds
+        for _ in range(rounds + 1):
+            full = s.r >= self.x.max_num_seqs
+            g = z3.And(z3.Not(stop), s.w > 0, budget > 0, z3.Not(full))
+            if _ == rounds:
                 self.unwind[-1].append(g)
                 break
-            stop = z3.Or(stop, full)
-            pos = s.r + skip
-            head = pick(s.queue, pos)
-            rem, n, tokens = self.chunk(s, head, budget)
-            if bug == "reserve_whole_prompt":
-                tokens = pick(self.x.prompt_len, head) + pick(s.out, head)
+            stop = z3.Or(stop, full)  # P2.full
+            head = pick(s.queue, s.r)
+            _rem, n, tokens = self.chunk(s, head, budget)
             fail = z3.Not(self.fits(s, head, tokens))
-            if bug == "no_chunked_prefill":
-                fail = z3.Or(fail, rem > budget)
-            if bug == "phase2_continue":
-                skip = self.scalar(z3.If(z3.And(g, fail), skip + 1, skip), "skip")
-            else:  # P2.stop: the head does not fit; nobody behind it may jump the queue
-                stop = z3.Or(stop, fail)
+            stop = z3.Or(stop, fail)  # P2.stop: the head does not fit; nobody behind it may jump the queue
             do = z3.And(g, z3.Not(fail))  # P2: admit the head with n tokens
             a = self.grow_and_batch(s, head, tokens, n)
-            a = replace(a, status=put(a.status, head, num(RUNNING)), queue=move(a.queue, pos, s.r, self.b.slots),
-                        r=s.r + 1, w=s.w - 1)
+            a = replace(a, status=put(a.status, head, num(RUNNING)), r=s.r + 1, w=s.w - 1)
             s = self.name(merge(do, a, s))
-            budget = self.scalar(z3.If(do, budget - self.charge(n), budget), "budget")
+            budget = self.scalar(z3.If(do, budget - n, budget), "budget")
         return s
 
     def update(self, s: Snap) -> Snap:
-        """U: num_computed += n; sample when caught up; finish on eos or max_tokens, freeing blocks."""
-        bug, n_slots = self.bug, self.b.slots
-        status, computed, blocks, out, used, fin = [], [], [], [], s.used, []
+        """U: num_computed += n; draw a token when caught up; finish on eos or max_tokens, freeing blocks."""
+        n_slots = self.b.slots
+        status, computed, blocks, out, drawn, used, fin = [], [], [], [], [], s.used, []
         for slot in range(n_slots):
             on = z3.And(s.status[slot] == RUNNING, s.times[slot] > 0)
             nc = s.computed[slot] + s.sched[slot]
             tokens = self.x.prompt_len[slot] + s.out[slot]
-            sample = z3.And(on, z3.BoolVal(True) if bug == "sample_during_prefill" else nc >= tokens)
+            sample = z3.And(on, nc >= tokens)  # U.sample; else U.partial
             eos_row = self.x.eos[slot]  # one entry: a free choice for this step's token (induction)
-            eos = eos_row[0] if len(eos_row) == 1 else pick(eos_row, s.out[slot], z3.BoolVal(False))
-            grows = z3.And(sample, z3.Not(eos)) if bug == "eos_before_append" else sample
-            length = s.out[slot] + one_if(grows)
-            over = length > self.x.max_tokens[slot] if bug == "max_tokens_off_by_one" else \
-                length >= self.x.max_tokens[slot]
-            done = z3.And(sample, z3.Or(eos, over))
-            keep = bug == "finish_keeps_blocks"
+            eos = eos_row[0] if len(eos_row) == 1 else pick(eos_row, s.drawn[slot], z3.BoolVal(False))
+            length = s.out[slot] + one_if(sample)  # the token is appended first
+            done = z3.And(sample, z3.Or(eos, length >= self.x.max_tokens[slot]))  # U.finish
             fin.append(done)
             status.append(z3.If(done, num(FINISHED), s.status[slot]))
             computed.append(z3.If(on, nc, s.computed[slot]))
-            blocks.append(s.blocks[slot] if keep else z3.If(done, num(0), s.blocks[slot]))
+            blocks.append(z3.If(done, num(0), s.blocks[slot]))
             out.append(length)
-            used = used if keep else z3.If(done, used - s.blocks[slot], used)
+            drawn.append(s.drawn[slot] + one_if(sample))
+            used = z3.If(done, used - s.blocks[slot], used)
         queue = s.queue
         for j in range(n_slots - 1, -1, -1):  # remove finished entries from running, back to front
             gone = z3.And(j < s.r, pick(tuple(fin), queue[j], z3.BoolVal(False)))
@@ -242,8 +211,8 @@ class Run:
             queue = tuple(z3.If(gone, ext[t + 1], queue[t]) if t >= j else queue[t] for t in range(n_slots))
         zero = tuple(num(0) for _ in range(n_slots))
         r = s.r - total(one_if(f) for f in fin)
-        return self.name(Snap(tuple(status), tuple(computed), tuple(blocks), tuple(out), zero, zero, zero, queue,
-                              r, s.w, used, s.preemptions, num(0)))
+        return self.name(Snap(tuple(status), tuple(computed), tuple(blocks), tuple(out), tuple(drawn), zero, zero,
+                              zero, queue, r, s.w, used, s.preemptions, num(0)))
 
 
 __all__ = ["Run", "FINISHED", "RUNNING", "UNARRIVED", "WAITING"]

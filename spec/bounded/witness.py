@@ -1,8 +1,9 @@
 """Between z3 models and the project's data: a model becomes a Workload, a Workload becomes fixed inputs.
 
 Slot s is request ``r{s}``; a slot that arrives after the last step of the
-check never takes part, so it is left out of the workload. Output token k of
-``r{s}`` is 100 * (s + 1) + k, or the eos token 0 where the model says so.
+check never takes part, so it is left out of the workload. The k-th token drawn
+for ``r{s}`` is 100 * (s + 1) + k, or the eos token 0 where the model says so; the
+workload's eos positions are read as draw indices (``spec.bounded.execute.Draws``).
 """
 
 from __future__ import annotations
@@ -57,14 +58,23 @@ def pin(x: Inputs, w: Workload, bounds: Bounds) -> list[z3.BoolRef]:
     return out
 
 
-def read(m: z3.ModelRef, s: Snap, bounds: Bounds) -> dict[str, object]:
-    """A state as plain values, in the shape of spec.trace.snapshot_to_json plus the batch."""
+def tokens(m: z3.ModelRef, x: Inputs, slot: int, first: int, last: int) -> list[int]:
+    """Draws first..last-1 of a slot as tokens: eos, or 100 * (slot + 1) + draw (spec.bounded.execute.Draws)."""
+    return [EOS if d < len(x.eos[slot]) and val(m, x.eos[slot][d]) else 100 * (slot + 1) + d
+            for d in range(first, last)]
+
+
+def read(m: z3.ModelRef, s: Snap, bounds: Bounds, x: Inputs) -> dict[str, object]:
+    """A state as plain values, in the shape of spec.trace.snapshot_to_json plus the batch.
+
+    A slot's output is the last len(output) of its drawn tokens."""
     n = bounds.slots
     r, w = val(m, s.r), val(m, s.w)
     queue = [val(m, q) for q in s.queue]
     names = {UNARRIVED: "UNARRIVED", WAITING: "WAITING", RUNNING: "RUNNING", FINISHED: "FINISHED"}
     seqs = {f"r{j}": {"num_computed": val(m, s.computed[j]), "num_blocks": val(m, s.blocks[j]),
-                      "len_output": val(m, s.out[j]), "status": names.get(val(m, s.status[j]), "?")}
+                      "output": tokens(m, x, j, val(m, s.drawn[j]) - val(m, s.out[j]), val(m, s.drawn[j])),
+                      "drawn": val(m, s.drawn[j]), "status": names.get(val(m, s.status[j]), "?")}
             for j in range(n)}
     batch = sorted((val(m, s.order[j]), f"r{j}", val(m, s.sched[j])) for j in range(n) if val(m, s.times[j]) > 0)
     return {"running": [f"r{q}" for q in queue[:r]], "waiting": [f"r{q}" for q in queue[r:r + w]],

@@ -10,7 +10,9 @@ import textwrap
 
 import pytest
 
-from spec.bounded import contracts, diffpairs, variants
+from conformance.crosscheck import diffpairs
+from spec import faults
+from spec.bounded import contracts
 from spec.bounded.contracts import Step, between_steps
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -67,12 +69,12 @@ def test_between_steps_rejects_what_is_not_a_state_between_steps():
 
 @pytest.mark.parametrize("bug", ["preempt_to_tail", "preempt_clears_output", "phase2_continue", "budget_not_shared"])
 def test_phase_contracts_catch_a_planted_bug(bug):
-    """The same post: lines, on a step of the variant model with a catalog bug, are false."""
+    """The same post: lines, on a step of spec/rules.py with a fault of spec/faults.py, are false."""
     fn = contracts.schedule_keeps_invariants
     found = []
     for args in STATES:
         state = between_steps(*args)
-        after, batch = variants.schedule(state, bug)
+        after, batch = faults.load(bug).schedule(state)
         found += broken_posts(fn, args, Step(state, batch, after, args[3], args[3] - sum(n for _, n in batch)))
     assert found, f"{bug} breaks no post: line on the samples"
 
@@ -144,17 +146,17 @@ def test_crosshair_refutes_a_wrong_contract(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("bug", ["preempt_to_tail", "phase2_continue"])
 def test_crosshair_finds_a_catalog_bug_through_the_schedule_contract(tmp_path, bug):
-    """schedule_keeps_invariants's own pre:/post: lines over variants.schedule(state, bug): refuted."""
+    """schedule_keeps_invariants's own pre:/post: lines over spec/rules.py with the fault: refuted."""
     fn = contracts.schedule_keeps_invariants
     params = ", ".join(inspect.signature(fn).parameters)
     doc = textwrap.indent(inspect.getdoc(fn), "    ")
     (tmp_path / "planted_contract.py").write_text(
-        "from spec.bounded import variants\n"
+        "from spec import faults\n"
         "from spec.bounded.contracts import Step, _spent, _within_limits, between_steps, check_step\n\n\n"
         f"def {bug}({', '.join(p + ': int' for p in inspect.signature(fn).parameters)}) -> Step:\n"
         f'    """\n{doc}\n    """\n'
         f"    state = between_steps({params})\n"
-        f"    after, batch = variants.schedule(state, {bug!r})\n"
+        f"    after, batch = faults.load({bug!r}).schedule(state)\n"
         "    return Step(state, batch, after, budget, budget - sum(n for _, n in batch))\n")
     r = _crosshair("check", "--per_condition_timeout=20", f"planted_contract.{bug}", timeout=600,
                    path=(str(tmp_path),))
@@ -164,14 +166,14 @@ def test_crosshair_finds_a_catalog_bug_through_the_schedule_contract(tmp_path, b
 @pytest.mark.slow
 @pytest.mark.parametrize("pair", ["run", "step"])
 def test_diffbehavior_finds_no_difference_between_spec_and_impl(pair):
-    r = _crosshair("diffbehavior", "--per_condition_timeout=120", f"spec.bounded.diffpairs.spec_{pair}",
-                   f"spec.bounded.diffpairs.impl_{pair}")
+    r = _crosshair("diffbehavior", "--per_condition_timeout=120", f"conformance.crosscheck.diffpairs.spec_{pair}",
+                   f"conformance.crosscheck.diffpairs.impl_{pair}")
     assert r.returncode == 0 and "No differences found" in r.stdout, r.stdout + r.stderr
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("pair", ["run", "step"])
 def test_diffbehavior_finds_the_planted_wrong_victim(pair):
-    r = _crosshair("diffbehavior", "--per_condition_timeout=120", f"spec.bounded.diffpairs.spec_{pair}",
-                   f"spec.bounded.diffpairs.victim_first_{pair}")
+    r = _crosshair("diffbehavior", "--per_condition_timeout=120", f"conformance.crosscheck.diffpairs.spec_{pair}",
+                   f"conformance.crosscheck.diffpairs.victim_first_{pair}")
     assert r.returncode == 1 and "Given:" in r.stdout, r.stdout + r.stderr

@@ -1,157 +1,110 @@
-"""`prove --inject BUG`: a counterexample the solver finds fails the mutant submission and passes the references."""
+"""Every claim can fail: a fault planted in spec/rules.py (spec/faults.py) breaks it, and the checks see it.
+
+The model checker runs the patched spec itself; the same scope on spec.rules breaks nothing. A counterexample
+then fails the mutant submission of the same catalog bug and passes the references (conformance/crosscheck).
+"""
 
 import argparse
-import functools
-import json
-import random
 
 import pytest
 
-from conformance.adapters import load_target
-from conformance.cli import replay as replay_cli
-from conformance.drivers import run_workload
-from spec.bounded import checks, cli, crossreplay, variants
-from spec.bounded.encode import Bounds
-from spec.bounded.replay import violations
-from spec.invariants import check_step
+import spec.rules
+from conformance.crosscheck import replay as crosscheck
+from spec import faults
+from spec.bounded import cli, execute
+from spec.bounded import modelcheck as mc
 from spec.model import Config
-from spec.rules import peak_blocks
-from spec.trace import Request, liveness_bound, load_workload, make_workload, workload_from_json, workload_to_json
+from spec.trace import Request, make_workload, workload_to_json
 
-CORPUS = crossreplay.mutant_path("x").parent.parent / "workloads" / "data"
-CARD_BUGS = ["blocks_by_num_tokens", "preempt_keeps_num_computed", "preempt_clears_output", "preempt_to_tail",
-             "sample_during_prefill", "phase2_continue", "eos_before_append"]
-SMALL = Bounds(slots=2, steps=3, num_blocks=6, budget=6, max_num_seqs=2, prompt_len=6, max_tokens=3)
-# (bug, a claim it breaks, slots): every expressible bug but no_admission_after_preemption, which breaks none
-CASES = [
-    ("blocks_by_num_tokens", "I1", 2), ("preempt_keeps_num_computed", "I3", 2), ("preempt_clears_output", "I4", 2),
-    ("preempt_to_tail", "I5", 3), ("sample_during_prefill", "I3", 2), ("phase2_continue", "I5", 3),
-    ("eos_before_append", "I3", 2), ("victim_first", "I2", 2), ("budget_not_shared", "I2", 2),
-    ("max_num_seqs_off_by_one", "I6", 2), ("decode_not_charged", "FB", 2), ("reserve_whole_prompt", "I1", 2),
-    ("capacity_off_by_one", "LIVE", 2), ("finish_keeps_blocks", "I1", 2), ("preempt_keeps_blocks_used", "I1", 2),
-    ("max_tokens_off_by_one", "LIVE", 2), ("no_chunked_prefill", "LIVE", 2), ("grow_on_mod_one", "I1", 2)]
-# A victim_first victim batched in phase 1 keeps its entry: the model's update() skips it (it is no longer
-# running); the mutant's advances it in the waiting queue. The run has left the spec by then.
-STALE_ENTRY = {"victim_first": "update() of a preempted victim's stale batch entry"}
-
-
-def random_workloads(seed, count, slots=3, steps=10):
-    """Feasible workloads in the proofs' ranges (block_size <= 4, num_blocks <= 8, budget <= 8, 2/3 eos-free)."""
-    rng = random.Random(seed)
-    while count:
-        bs, n = rng.randint(1, 4), rng.randint(1, slots)
-        reqs = sorted((Request("", rng.randint(1, 8), rng.randint(1, 4), rng.randint(1, steps // 2))
-                       for _ in range(n)), key=lambda r: r.arrival)
-        reqs = [Request(f"r{i}", r.prompt_len, r.max_tokens, r.arrival) for i, r in enumerate(reqs)]
-        peak = max(peak_blocks(Config(1, bs, 1, 1), r.prompt_len, r.max_tokens) for r in reqs)
-        if peak > 8:
-            continue
-        config = Config(rng.randint(peak, 8), bs, rng.randint(1, 3), rng.randint(1, 8), 0)
-        eos = {r.seq_id: [k for k in range(r.max_tokens) if rng.random() < 0.1] for r in reqs}
-        count -= 1
-        yield make_workload(config, reqs, eos_at=eos)
+# claim -> (a fault that breaks it, the scope: Config(num_blocks, block_size, max_num_seqs, budget), requests)
+BREAKS = {
+    "I1": ("finish_keeps_blocks", (1, 1, 1, 1), ((1, 1), (1, 1))),
+    "I2": ("budget_not_shared", (2, 2, 2, 1), ((1, 2), (1, 1))),
+    "I3": ("sample_during_prefill", (1, 2, 1, 1), ((1, 1), (2, 1))),
+    "I4": ("preempt_clears_output", (2, 1, 2, 2), ((1, 2), (1, 2))),
+    "I5": ("preempt_to_tail", (2, 1, 2, 2), ((1, 2), (1, 2), (1, 1))),
+    "I6": ("max_num_seqs_off_by_one", (2, 1, 1, 2), ((1, 1), (1, 1))),
+    "FA": ("budget_not_shared", (4, 1, 2, 1), ((2, 2), (2, 2))),
+    "FB": ("budget_not_shared", (2, 2, 2, 1), ((1, 2), (1, 1))),
+    "FC": ("budget_not_shared", (4, 1, 2, 1), ((4, 1), (1, 2))),
+    "FD": ("preempt_keeps_blocks_used", (2, 1, 2, 2), ((1, 2), (1, 2))),
+    "OUT": ("preempt_clears_output", (2, 1, 2, 2), ((1, 2), (1, 2))),
+    "LIVE": ("max_tokens_off_by_one", (1, 1, 1, 1), ((1, 1), (1, 1))),
+    "deadlock": ("no_chunked_prefill", (1, 2, 1, 1), ((1, 1), (2, 1))),
+    "crash": ("victim_first", (2, 2, 2, 3), ((1, 2), (2, 2))),
+}
 
 
-@functools.cache
-def counterexample(bug: str, claim: str, slots: int) -> dict:
-    r = checks.check(claim, Bounds(**{**{f: getattr(SMALL, f) for f in Bounds.__slots__}, "slots": slots}), bug,
-                     timeout=120)
-    assert r.verdict == "counterexample" and r.workload is not None, f"{claim} does not break under {bug}"
-    return r.workload
-
-
-def parse(module, *argv):
+def parse(*argv):
     p = argparse.ArgumentParser()
-    module.add_arguments(p)
+    cli.add_arguments(p)
     return p.parse_args(argv)
 
 
-def test_cases_cover_every_expressible_bug():
-    assert set(CARD_BUGS) <= {bug for bug, _, _ in CASES}
-    assert {bug for bug, _, _ in CASES} == set(variants.EXPRESSIBLE) - {"no_admission_after_preemption"}
+def test_every_claim_has_a_fault_that_breaks_it():
+    assert set(BREAKS) == set(mc.CLAIMS)
+    assert {c.name for c in cli.checks.CLAIMS} - {"unwind"} <= set(BREAKS)  # unwind: test_encoding.py
 
 
-@pytest.mark.parametrize(("bug", "claim", "slots"), CASES)
-def test_injected_bug_yields_a_counterexample_the_model_with_the_bug_replays(bug, claim, slots):
-    w = counterexample(bug, claim, slots)
-    assert violations(claim, w, bug, SMALL.steps), f"{claim} under {bug} does not replay"
-    assert not violations(claim, w, None, SMALL.steps), "the spec itself shows the violation"
+@pytest.mark.parametrize("claim", sorted(BREAKS))
+def test_the_model_checker_sees_the_claim_fail_on_the_faulty_spec_only(claim):
+    fault, config, requests = BREAKS[claim]
+    scope = mc.Scope(Config(*config), requests)
+    broken = mc.explore(scope, faults.load(fault), every=True)
+    assert claim in [c for c, _, _ in broken.broken], f"{fault} does not break {claim}: {broken.broken}"
+    trace = next(t for c, _, t in broken.broken if c == claim)
+    assert 1 <= len(trace) <= 6
+    clean = mc.explore(scope, spec.rules)
+    assert clean.violation is None and clean.distinct > 1
 
 
-@pytest.mark.parametrize(("bug", "claim", "slots"), CASES)
-def test_counterexample_fails_the_mutant_submission_and_passes_the_references(bug, claim, slots):
-    w = counterexample(bug, claim, slots)
-    for ref in crossreplay.REFERENCES + ("spec",):
-        assert crossreplay.verdict(w, ref) == "pass", f"{ref} fails the {claim} counterexample of {bug}"
-    assert crossreplay.verdict(w, bug).startswith("FAIL ["), f"mutants/{bug}.py passes the {claim} counterexample"
+def test_out_compares_with_the_unpreempted_output_and_fails_on_output_cleared():
+    """The card's property: a preempted sequence's output equals its output in a run without preemption. With
+    output cleared on preemption the sequence draws new tokens after it comes back, so its output differs."""
+    w = make_workload(Config(3, 2, 3, 4, 0), [Request("r0", 2, 3, 1), Request("r1", 2, 3, 1)])
+    assert execute.violations(spec.rules, w, 10) == {}
+    steps = execute.run(spec.rules, w, 10)
+    assert steps[-1].after_update.num_preemptions >= 1  # the clean run does preempt, and keeps the output
+    found = execute.violations(faults.load("preempt_clears_output"), w, 10)
+    assert found["OUT"] == ["r1: [202, 203, 204] with preemption, [200, 201, 202] without"]
 
 
-@pytest.mark.parametrize("bug", [pytest.param(b, marks=pytest.mark.xfail(strict=True, reason=STALE_ENTRY[b]))
-                                 if b in STALE_ENTRY else b for b in variants.EXPRESSIBLE])
-def test_variant_model_runs_like_the_mutant_submission(bug):
-    """Step for step the same batches and finished lists on 200 workloads: so a counterexample the model with
-    the bug reproduces is one the mutant runs into too."""
-    factory = load_target(str(crossreplay.mutant_path(bug)))
-    for w in random_workloads(7, 200):
-        seen = run_workload(w, factory, white_box=False)
-        assert seen["error"] is None, seen["error"]
-        got = [(step["schedule"], step["finished"]) for step in seen["steps"]]
-        model = variants.run(w, bug, max_steps=liveness_bound(w.requests))
-        assert got == [([list(x) for x in s.batch], list(s.finished)) for s in model], w
+# a small three-request scope for the command's own tests (the command's default scopes take minutes)
+TINY = (dict(num_blocks=2, block_size=1, budget=2, max_num_seqs=2, requests=3, prompt_len=1, max_tokens=2),)
 
 
-def test_no_admission_after_preemption_only_delays_the_victim():
-    """It breaks no claim: the victim is readmitted a step later, every invariant holds, and only the
-    conformance suite's differential check (against the spec's batches) sees it."""
-    w = load_workload(CORPUS / "counterexamples" / "no_admission_after_preemption.differential.json")
-    bug = "no_admission_after_preemption"
-    buggy, spec = variants.run(w, bug), variants.run(w)
-    assert [s.batch for s in buggy] != [s.batch for s in spec] and len(buggy) == len(spec) + 1
-    assert buggy[-1].after_update.finished == spec[-1].after_update.finished  # same outputs
-    assert not [v for s in buggy for v in check_step(s.before, s.batch, s.after_schedule)
-                + check_step(s.after_schedule, s.after_schedule.pending or (), s.after_update)]
-    assert crossreplay.verdict(workload_to_json(w), bug) == "FAIL [P2] differential"
-
-
-def test_victim_first_records_the_sequence_batched_twice_that_the_dict_hides():
-    """The batch keeps dict semantics; the second entry is recorded beside it, as the encoding's I2 counts it."""
-    w = counterexample("victim_first", "I2", 2)
-    run = variants.run(workload_from_json(w), "victim_first", max_steps=SMALL.steps)
-    step = next((s for s in run if s.batched_twice), None)
-    assert step is not None, "no sequence is batched twice"
-    assert len(dict(step.batch)) == len(step.batch), "the batch is a dict: one entry per sequence"
-    assert not [v for v in check_step(step.before, step.batch, step.after_schedule) if v.invariant == "I2"]
-    assert all(not s.batched_twice for s in variants.run(workload_from_json(w), None, max_steps=SMALL.steps))
-
-
-def test_schedule_keeps_its_shape_for_the_model_checker():
-    w = workload_from_json(counterexample("victim_first", "I2", 2))
-    s = variants.run(w, "victim_first", max_steps=1)[0]
-    assert variants.schedule(s.before, "victim_first") == (s.after_schedule, s.batch)
-
-
-def test_cli_writes_a_counterexample_that_schedcheck_replay_catches_on_the_mutant(tmp_path, capsys):
-    bug = "preempt_clears_output"
-    assert cli.main(parse(cli, "--quick", "--inject", bug, "--only", "I4", "--cex-dir", str(tmp_path))) == 0
+def test_no_admission_after_preemption_breaks_no_claim_but_the_validation_sees_it(capsys):
+    """It only delays the victim by a step: every claim holds. The encoding (= the spec) tells it apart."""
+    assert cli.inject("no_admission_after_preemption", True, TINY) == 1
     out = capsys.readouterr().out
-    assert "mutant: FAIL [" in out and "reference: pass" in out
-    cex = tmp_path / f"I4-{bug}.json"
-    assert json.loads(cex.read_text())["tags"] == ["counterexample", "I4", bug]
-    mutant = str(crossreplay.mutant_path(bug))
-    assert replay_cli.main(parse(replay_cli, str(cex), mutant)) == 1
-    assert replay_cli.main(parse(replay_cli, str(cex), "impl")) == 0
+    assert "no claim breaks" in out and "validation sees it" in out
 
 
-def test_cli_fails_when_a_counterexample_does_not_fail_the_mutant(monkeypatch, capsys):
-    """Point the bug's mutant at the reference: the model still reproduces it, the 'mutant' now passes."""
-    bug = "eos_before_append"
-    real = crossreplay.mutant_path
-    monkeypatch.setattr(crossreplay, "mutant_path", lambda name: real("reference_scheduler" if name == bug else name))
-    assert cli.main(parse(cli, "--quick", "--slots", "2", "--inject", bug, "--only", "I3")) == 1
+def test_inject_exits_0_and_names_the_broken_claims(capsys):
+    assert cli.inject("preempt_clears_output", True, TINY) == 0
     out = capsys.readouterr().out
-    assert "mutant: pass" in out and "does NOT always fail" in out
+    assert "preempt_clears_output: breaks " in out and "OUT" in out and "I4" in out
+    assert "the encoding differs from the spec with preempt_clears_output" in out
 
 
-def test_not_expressible_bugs_are_explained():
-    assert set(variants.NOT_EXPRESSIBLE).isdisjoint(variants.EXPRESSIBLE)
-    assert cli.main(parse(cli, "--quick", "--inject", "batch_not_copied")) == 1
+@pytest.mark.slow
+def test_the_command_line_inject_runs_the_default_scopes(capsys):
+    assert cli.main(parse("--quick", "--inject", "preempt_to_tail")) == 0
+    assert "I5" in capsys.readouterr().out
+
+
+def test_not_expressible_faults_are_explained(capsys):
+    assert cli.main(parse("--quick", "--inject", "batch_not_copied")) == 1
+    assert "not expressible" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fault", ["preempt_clears_output", "preempt_to_tail", "finish_keeps_blocks"])
+def test_a_counterexample_fails_the_mutant_submission_and_passes_the_references(fault):
+    """A workload on which the faulty spec breaks a claim: the mutant of the same bug fails the conformance
+    checks on it, and impl, the reference scheduler and the spec pass them."""
+    w = make_workload(Config(2, 1, 3, 2, 0), [Request("r0", 1, 2, 1), Request("r1", 1, 2, 1), Request("r2", 1, 1, 1)])
+    assert execute.violations(faults.load(fault), w, 10), f"{fault} breaks no claim on the workload"
+    data = workload_to_json(w)
+    for ref in crosscheck.REFERENCES + ("spec",):
+        assert crosscheck.verdict(data, ref) == "pass", ref
+    assert crosscheck.verdict(data, fault).startswith("FAIL [")

@@ -1,18 +1,19 @@
-"""`schedcheck prove`: the quick table equals the stored results; the model checker finds planted bugs.
+"""`schedcheck prove`: the results files, the doc generated from them, and the model checker on spec.rules.
 
-Injected bugs (`prove --inject`) are tested in test_inject.py.
+Faults that make claims fail are in test_inject.py; the encoding against the spec in test_encoding.py.
 """
 
 import argparse
 import json
-from pathlib import Path
 
-from spec.bounded import cli
+import pytest
+
+import spec.rules
+from spec import faults
+from spec.bounded import cli, doc
 from spec.bounded.encode import Bounds
 from spec.bounded.modelcheck import Scope, explore
 from spec.model import Config
-
-RESULTS = Path(cli.__file__).parent / "results-quick.json"
 
 
 def parse(*argv):
@@ -21,46 +22,64 @@ def parse(*argv):
     return p.parse_args(argv)
 
 
-def test_quick_table_matches_the_stored_results(capsys):
-    stored = json.loads(RESULTS.read_text())
-    assert cli.main(parse("--quick")) == 0
-    out = capsys.readouterr().out
-    for row in stored["rows"]:
-        line = next(x for x in out.splitlines() if x.startswith(f"{row['claim']:<22} {row['kind']:<10}"))
-        assert row["verdict"] in line
-    assert all(r["verdict"] == "proved" for r in stored["rows"])
+def test_the_doc_tables_are_generated_from_the_results_files():
+    expected = doc.expected_blocks()
+    assert expected, "no results file in spec/bounded/"
+    assert doc.blocks_in(doc.DOC.read_text()) == expected, "docs/proofs.md is stale: run python -m spec.bounded.doc"
+
+
+def test_the_doc_check_can_fail():
+    text = doc.DOC.read_text()
+    name, block = "results-quick.json", doc.expected_blocks()["results-quick.json"]
+    first_row = block.splitlines()[2]
+    stale = text.replace(first_row, first_row.replace("| proved |", "| unknown |").replace("| agree |", "| x |"), 1)
+    assert stale != text and doc.blocks_in(stale)[name] != block
+    assert doc.render(stale) == doc.render(text)
+
+
+def test_stored_results_say_which_rows_rest_on_the_induction():
+    for name in doc.RESULTS:
+        path = cli.HERE / name
+        if not path.exists():
+            continue
+        rows = json.loads(path.read_text())["rows"]
+        for r in rows:
+            assert r["verdict"] in ("proved", "agree", "unknown", "counterexample"), r
+            if r["kind"] == "bmc":
+                assert "lemmas" in r, f"{name}: a BMC row must say whether it assumed Inv: {r['claim']}"
 
 
 def test_model_checker_reports_a_shortest_trace_to_a_planted_violation():
-    r = explore(Scope(Config(3, 2, 3, 4), ((2, 3), (2, 3))), "preempt_clears_output")
-    assert r.violation is not None and "I" in r.violation
+    scope = Scope(Config(3, 2, 3, 4), ((2, 3), (2, 3)))
+    r = explore(scope, faults.load("preempt_clears_output"))
+    assert r.violation is not None and r.claim in ("I3", "I4", "OUT")
     assert 1 <= len(r.trace) <= r.depth
-    clean = explore(Scope(Config(3, 2, 3, 4), ((2, 3), (2, 3))))
+    clean = explore(scope, spec.rules)
     assert clean.violation is None and clean.distinct > 10
-
-
-def test_model_checker_finds_a_deadlock():
-    r = explore(Scope(Config(1, 1, 1, 1), ((1, 1),)), "capacity_off_by_one")
-    assert r.violation is not None and "deadlock" in r.violation
 
 
 def test_results_file_keeps_other_bounds_and_partial_runs_replace_only_their_rows(tmp_path):
     path = tmp_path / "results.json"
     small, big = Bounds(slots=2, steps=2), Bounds(slots=3, steps=5)
 
-    def row(claim, kind, verdict, b=None):
+    def row(claim, kind, verdict, b=None, lemmas=False):
         out = {"claim": claim, "kind": kind, "verdict": verdict, "seconds": 1.0}
-        return out | ({"bounds": {"slots": b.slots, "steps": b.steps}} if b else {})
+        return out | ({"bounds": {"slots": b.slots, "steps": b.steps}, "lemmas": lemmas} if b else {})
     cli.store(path, [row("unwind", "bmc", "proved", small), row("I1", "bmc", "proved", small),
                      row("I1", "induction", "proved")], small)
     cli.store(path, [row("I1", "bmc", "unknown", big)], big, partial=True)
-    cli.store(path, [row("unwind", "bmc", "proved", big)], big, partial=True)
+    cli.store(path, [row("I1", "bmc", "proved", big, lemmas=True)], big, partial=True)
     rows = json.loads(path.read_text())["rows"]
-    assert [(r["claim"], r["kind"], r["verdict"], r.get("bounds", {}).get("steps")) for r in rows] == [
-        ("unwind", "bmc", "proved", 2), ("I1", "bmc", "proved", 2), ("unwind", "bmc", "proved", 5),
-        ("I1", "bmc", "unknown", 5), ("I1", "induction", "proved", None)]
-    assert json.loads(path.read_text())["bounds"]["steps"] == 2
-    cli.store(path, [row("I1", "bmc", "counterexample", small), row("I1", "induction", "unknown")], small)
-    rows = json.loads(path.read_text())["rows"]
-    assert [(r["claim"], r["verdict"], r.get("bounds", {}).get("steps")) for r in rows] == [
-        ("I1", "counterexample", 2), ("unwind", "proved", 5), ("I1", "unknown", 5), ("I1", "unknown", None)]
+    assert [(r["claim"], r["kind"], r["verdict"], r.get("bounds", {}).get("steps"), r.get("lemmas")) for r in rows] == [
+        ("unwind", "bmc", "proved", 2, False), ("I1", "bmc", "proved", 2, False), ("I1", "bmc", "unknown", 5, False),
+        ("I1", "bmc", "proved", 5, True), ("I1", "induction", "proved", None, None)]
+
+
+@pytest.mark.slow
+def test_quick_run_is_green_and_matches_the_stored_results(capsys):
+    stored = json.loads((cli.HERE / "results-quick.json").read_text())
+    assert cli.main(parse("--quick")) == 0
+    out = capsys.readouterr().out
+    for row in stored["rows"]:
+        assert any(line.startswith(f"{row['claim']:<24} {row['kind']:<10}") and row["verdict"] in line
+                   for line in out.splitlines()), row

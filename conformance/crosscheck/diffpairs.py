@@ -6,9 +6,9 @@ has no preconditions: outside the small domain both functions return None. A bou
 not a proof ("No differences found" after the time limit):
 
     python -m crosshair diffbehavior --per_condition_timeout=120 \
-        spec.bounded.diffpairs.spec_run spec.bounded.diffpairs.impl_run
+        conformance.crosscheck.diffpairs.spec_run conformance.crosscheck.diffpairs.impl_run
     python -m crosshair diffbehavior --per_condition_timeout=120 \
-        spec.bounded.diffpairs.spec_step spec.bounded.diffpairs.impl_step
+        conformance.crosscheck.diffpairs.spec_step conformance.crosscheck.diffpairs.impl_step
 
 ``victim_first_run`` and ``victim_first_step`` drive a copy of impl/ with a planted bug (the
 victim is running[0]): diffbehavior must report a difference against the spec.

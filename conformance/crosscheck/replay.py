@@ -1,11 +1,11 @@
-"""Replay a solver counterexample on real code: the mutant submission with the bug, and the references.
+"""Replay a counterexample of the proofs on real code: the mutant submission with the bug, and the references.
 
-``prove --inject BUG`` finds a workload on the z3 encoding with BUG injected.
-Here that workload goes through the conformance per-workload checks (the same
-ones as ``schedcheck replay``) against conformance/mutants/BUG.py, which must
-fail them, and against the references, which must pass them: a workload the
-references also fail would be a bad workload, not a caught bug. The conformance
-package is imported only when a replay runs, so spec.bounded works without it.
+The model checker finds, for a fault of spec/faults.py, a shortest run that
+breaks a claim (``counterexample_workload``). Here that workload goes through
+the conformance per-workload checks (the same ones as ``schedcheck replay``)
+against conformance/mutants/FAULT.py, which must fail them, and against the
+references, which must pass them: a workload the references also fail would be a
+bad workload, not a caught bug.
 """
 
 from __future__ import annotations

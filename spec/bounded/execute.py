@@ -1,0 +1,186 @@
+"""Run a rules module (spec.rules, or spec/rules.py with a fault from spec.faults) and judge every claim on it.
+
+The sampler of the proofs is ``Draws``: the d-th token a sequence draws is
+base + d, or eos where the workload says so. A token depends on the sequence and
+on how many tokens it drew before, not on its output, so a sequence that lost
+its output (``preempt_clears_output``) draws different tokens the second time,
+and OUT (a preempted sequence's output equals its output in an unpreempted run)
+can fail. In a correct run a sequence draws once per output position, so this
+sampler and ``spec.trace.SampleRule`` give the same tokens.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from spec.invariants import check_step
+from spec.model import Batch, Config, Event, State
+from spec.rules import peak_blocks
+from spec.trace import Request, SampleRule, Workload, liveness_bound
+
+EOS = 0
+STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD")
+RUN_CLAIMS = ("OUT", "LIVE")
+
+
+@dataclass(slots=True)
+class Draws:
+    """The sampler: counts the draws of each sequence; draw d of s is eos iff d in eos_at[s], else base + d."""
+
+    bases: Mapping[str, int]
+    eos_at: Mapping[str, tuple[int, ...]]
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def __call__(self, seq_id: str, output: tuple[int, ...]) -> int:
+        d = self.counts.get(seq_id, 0)
+        self.counts[seq_id] = d + 1
+        return EOS if d in self.eos_at.get(seq_id, ()) else self.bases[seq_id] + d
+
+
+def draws_for(workload: Workload) -> Draws:
+    """The workload's sample rule read as draws: its eos positions become eos draw indices."""
+    return Draws(dict(workload.sample.base), dict(workload.sample.eos_at))
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a run: arrivals, schedule() with its decisions, update() with the tokens drawn."""
+
+    step: int
+    before: State  # after this step's arrivals
+    batch: Batch
+    events: tuple[Event, ...]  # schedule()'s decisions
+    after_schedule: State
+    tokens: tuple[tuple[str, int], ...]  # (seq_id, token) per sample call, in call order
+    finished: tuple[str, ...]
+    after_update: State
+    error: str | None = None  # what the module raised in this step, if anything
+
+
+def run(rules: types.ModuleType, workload: Workload, max_steps: int, draws: Draws | None = None) -> tuple[Step, ...]:
+    """Run `workload` on `rules` for at most `max_steps` steps (a faulty module may never drain)."""
+    sample = draws_for(workload) if draws is None else draws
+    pending = sorted(workload.requests, key=lambda r: r.arrival)
+    state: State = rules.initial_state(workload.config)
+    steps: list[Step] = []
+    k = 0
+    while (pending or state.waiting or state.running) and k < max_steps:
+        k += 1
+        while pending and pending[0].arrival == k:
+            r = pending.pop(0)
+            state = rules.add(state, r.seq_id, r.prompt_len, r.max_tokens)
+        before = state
+        drawn: list[tuple[str, int]] = []
+
+        def recording(seq_id: str, output: tuple[int, ...], drawn: list[tuple[str, int]] = drawn) -> int:
+            token = sample(seq_id, output)
+            drawn.append((seq_id, token))
+            return token
+        try:
+            mid, batch, events = rules.schedule_explained(state)
+        except Exception as e:  # a faulty module may crash; that is a finding, not an error of the checker
+            steps.append(Step(k, before, (), (), before, (), (), before, f"schedule() raised {e!r}"))
+            break
+        try:
+            state, done, _ = rules.update_explained(mid, recording)
+        except Exception as e:
+            steps.append(Step(k, before, batch, events, mid, tuple(drawn), (), mid, f"update() raised {e!r}"))
+            break
+        steps.append(Step(k, before, batch, events, mid, tuple(drawn), tuple(q.seq_id for q in done), state))
+    return tuple(steps)
+
+
+# --- claims on one step ----------------------------------------------------------------
+
+
+def fd_broken(events: tuple[Event, ...]) -> list[str]:
+    """Fact (d): a sequence needed two victims in one step (only a sequence that was not running[-1] can)."""
+    tries: dict[str, int] = {}
+    for e in events:
+        if e.rule in ("P1.preempt", "P1.skip_self") and e.seq_id is not None:
+            tries[e.seq_id] = tries.get(e.seq_id, 0) + 1
+    return [f"{seq_id} preempted {n} times to grow" for seq_id, n in tries.items() if n > 1]
+
+
+def step_violations(s: Step) -> dict[str, list[str]]:
+    """Every step claim broken by this step, by claim id; 'crash' if the module raised."""
+    out: dict[str, list[str]] = {}
+
+    def add(claim: str, message: str) -> None:
+        out.setdefault(claim, []).append(f"step {s.step}: {message}")
+    if s.error is not None:
+        add("crash", s.error)
+        return out
+    for v in check_step(s.before, s.batch, s.after_schedule) + check_step(
+            s.after_schedule, s.after_schedule.pending or (), s.after_update):
+        add(v.invariant, str(v))
+    budget = s.before.config.max_num_batched_tokens
+    for e in s.events:
+        if e.rule == "P1.budget":
+            add("FA", e.message)
+    if max(len(s.after_schedule.running), len(s.after_update.running)) > budget:
+        add("FB", f"more running than max_num_batched_tokens {budget}")
+    for q in s.after_update.running[:-1]:
+        if q.remaining != 1:
+            add("FC", f"{q.seq_id} is not running[-1] and has {q.remaining} tokens left")
+    for m in fd_broken(s.events):
+        add("FD", m)
+    return out
+
+
+# --- claims on a whole run ----------------------------------------------------------------
+
+
+def ample(workload: Workload) -> Workload:
+    """The same workload on a cache that holds every request's peak at once: nobody is ever preempted."""
+    c = workload.config
+    room = sum(peak_blocks(c, r.prompt_len, r.max_tokens) for r in workload.requests)
+    return replace(workload, config=Config(room, c.block_size, c.max_num_seqs, c.max_num_batched_tokens, c.eos))
+
+
+def outputs(steps: tuple[Step, ...]) -> dict[str, tuple[int, ...]]:
+    return {q.seq_id: q.output for q in steps[-1].after_update.finished} if steps else {}
+
+
+def drained(steps: tuple[Step, ...]) -> bool:
+    return bool(steps) and steps[-1].error is None and not (steps[-1].after_update.waiting
+                                                            or steps[-1].after_update.running)
+
+
+def run_violations(rules: types.ModuleType, workload: Workload, steps: int) -> dict[str, list[str]]:
+    """OUT and LIVE on the first `steps` steps of a run, against an unpreempted run of the same module."""
+    out: dict[str, list[str]] = {}
+    bound = liveness_bound(workload.requests)
+    tight = run(rules, workload, max(steps, bound))
+    roomy = run(rules, ample(workload), max(steps, bound))
+    if not drained(tight[:bound]) and all(s.error is None for s in tight[:bound]):
+        out["LIVE"] = [f"not drained after the liveness bound {bound} steps"]
+    a, b = outputs(tight), outputs(roomy)
+    diff = [f"{i}: {list(a[i])} with preemption, {list(b[i])} without" for i in sorted(a.keys() & b.keys())
+            if a[i] != b[i]]
+    if diff:
+        out["OUT"] = diff
+    return out
+
+
+def violations(rules: types.ModuleType, workload: Workload, steps: int) -> dict[str, list[str]]:
+    """Every claim broken on the workload within `steps` steps (LIVE and OUT look as far as they need)."""
+    out: dict[str, list[str]] = {}
+    for s in run(rules, workload, steps):
+        for claim, found in step_violations(s).items():
+            out.setdefault(claim, []).extend(found)
+    for claim, found in run_violations(rules, workload, steps).items():
+        out.setdefault(claim, []).extend(found)
+    return out
+
+
+def alone(rules: types.ModuleType, config: Config, request: Request, first: int,
+          eos_draws: tuple[int, ...]) -> tuple[int, ...]:
+    """The output of one request run alone on an ample cache (no preemption), with the proofs' sampler."""
+    room = peak_blocks(config, request.prompt_len, request.max_tokens)
+    solo = Config(room, config.block_size, config.max_num_seqs, config.max_num_batched_tokens, config.eos)
+    rule = SampleRule(((request.seq_id, first),), ((request.seq_id, eos_draws),) if eos_draws else (), EOS)
+    steps = run(rules, Workload(solo, (replace(request, arrival=1),), rule), liveness_bound((request,)) + 1)
+    return outputs(steps).get(request.seq_id, ())
