@@ -1,4 +1,8 @@
-"""python -m bench [--quick] [--json PATH] [--only W1,W2,...]: measure floor, impl and spec; print and save."""
+"""python -m bench [--quick] [--json PATH] [--only W1,W2,...]: measure floor, impl and spec; print and save.
+
+python -m bench --check-time quick,default[,thorough] [--targets impl,reference,spec]: schedcheck check time
+per profile, each run in a child process on one CPU (bench/checktime.py).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,10 @@ import json
 import sys
 from pathlib import Path
 
+from bench.checktime import TARGETS, render_check_times, run_check_times
 from bench.report import render
 from bench.suite import FULL, QUICK, run_suite
+from conformance.profiles import PROFILES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -16,7 +22,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats and shorter windows (under 2 minutes)")
     parser.add_argument("--json", metavar="PATH", help="also write the report as JSON to PATH")
     parser.add_argument("--only", metavar="NAMES", help="comma-separated workloads, e.g. W1,F (F means every F<n>)")
+    parser.add_argument("--check-time", metavar="PROFILES", help="instead: time `schedcheck check` per profile, "
+                        "e.g. quick,default,thorough")
+    parser.add_argument("--targets", metavar="NAMES", default="impl,reference",
+                        help=f"with --check-time: targets among {','.join(TARGETS)} (default impl,reference)")
     args = parser.parse_args(argv)
+    if args.check_time:
+        unknown = sorted(set(args.check_time.split(",")) - set(PROFILES))
+        if unknown:
+            print(f"--check-time: no profile named {', '.join(unknown)}; known: {', '.join(PROFILES)}", file=sys.stderr)
+            return 2
+        report = run_check_times(args.check_time.split(","), args.targets.split(","))
+        print(render_check_times(report))
+        if args.json:
+            Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+        return 0
     only = set(args.only.split(",")) if args.only else None
     report = run_suite(QUICK if args.quick else FULL, only)
     if not report["results"]:

@@ -3,7 +3,7 @@
 A driver talks to a ``SchedulerUnderTest``: ``add(seq_id, prompt_len, max_tokens)``,
 ``schedule() -> dict[str, int]``, ``update() -> list[str]``, ``outputs()`` (final
 outputs, black box) and ``snapshot()`` (white box, or None). Built in: ``canonical``
-(any module with API.md's Scheduler/Sequence/SequenceStatus, from a file path or a
+(any module with docs/api.md's Scheduler/Sequence/SequenceStatus, from a file path or a
 dotted name), ``spec`` (the reference model) and ``impl``. A custom adapter file
 defines ``open_target(target) -> factory``; see docs/conformance.md.
 """
@@ -15,6 +15,7 @@ import importlib.util
 import sys
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
@@ -55,12 +56,14 @@ SEQ_FIELDS = ("num_computed", "num_tokens", "num_blocks", "status", "output")
 
 
 class CanonicalAdapter:
-    """Drive a module with API.md's Scheduler, Sequence and SequenceStatus."""
+    """Drive a module with docs/api.md's Scheduler, Sequence and SequenceStatus."""
 
     def __init__(self, module: ModuleType, config: Config, sample: Sample) -> None:
         self.module = module
         self.seqs: dict[str, Any] = {}
         self.missing: str | None = None  # the first white-box attribute found missing
+        self.returned: list[Returned] = []  # every value schedule()/update() returned, for the retention probe
+        self.steps = 0  # schedule() calls so far
 
         def sample_fn(seq: Any) -> int:
             return sample(seq.seq_id, tuple(seq.output))
@@ -76,10 +79,15 @@ class CanonicalAdapter:
         self.sched.add(seq)
 
     def schedule(self) -> object:
-        return self.sched.schedule()
+        got = self.sched.schedule()
+        self.steps += 1
+        self.returned.append(Returned(self.steps, "schedule", got, _copy(got), ()))
+        return got
 
     def update(self) -> list[str]:
         done = self.sched.update()
+        fields = tuple((s, seq_fields(s)) for s in done) if isinstance(done, list) else ()
+        self.returned.append(Returned(self.steps, "update", done, _copy(done), fields))
         return [getattr(s, "seq_id", s) for s in done]
 
     def outputs(self) -> dict[str, list[int]] | None:
@@ -109,12 +117,42 @@ class CanonicalAdapter:
         return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, **queues, "seqs": seqs}
 
 
+@dataclass(frozen=True)
+class Returned:
+    """A value the submission returned, kept alive with a copy of its contents at return time.
+
+    Keeping the object itself lets the retention probe see later changes to it and
+    the reuse of one object across calls (ids of live objects are never recycled).
+    """
+
+    step: int  # the step of the call
+    call: str  # "schedule" or "update"
+    value: object  # the very object returned
+    copy: object  # its contents when it was returned
+    fields: tuple[tuple[Any, dict[str, Any]], ...]  # update(): each returned Sequence and its fields then
+
+
+def _copy(value: object) -> object:
+    if isinstance(value, dict):
+        return list(value.items())
+    return list(value) if isinstance(value, list) else value
+
+
+def seq_fields(seq: Any) -> dict[str, Any]:
+    """The observable fields of a Sequence object (missing ones are None)."""
+    status = getattr(seq, "status", None)
+    output = getattr(seq, "output", None)
+    return {"num_computed": getattr(seq, "num_computed", None), "num_blocks": getattr(seq, "num_blocks", None),
+            "status": getattr(status, "name", status),
+            "output": list(output) if isinstance(output, (list, tuple)) else output}
+
+
 def canonical_factory(module: ModuleType) -> Factory:
     """A factory for CanonicalAdapter over `module`, after checking that the names exist."""
     for name in ("Scheduler", "Sequence"):
         if not hasattr(module, name):
             raise LoadError(f"{module.__name__} has no {name!r}; a submission defines Scheduler, Sequence and "
-                            "SequenceStatus as in API.md, or use --adapter FILE for other names")
+                            "SequenceStatus as in docs/api.md, or use --adapter FILE for other names")
     return lambda config, sample: CanonicalAdapter(module, config, sample)
 
 

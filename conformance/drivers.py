@@ -1,6 +1,6 @@
 """Drivers: run a workload on a scheduler under test and record what it did, as plain JSON.
 
-The driver owns the call protocol of API.md: arrivals are added before the
+The driver owns the call protocol of docs/api.md: arrivals are added before the
 ``schedule()`` of their step, then ``schedule()`` and ``update()`` alternate until
 every request has finished or the run passes the workload's liveness bound. It
 records, never judges: the observed trace is plain data (so a child process can
@@ -16,10 +16,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
+from conformance.checks.checkers import expected_trace
 from spec.trace import Workload, liveness_bound, workload_to_json
 
 OBSERVED_FORMAT = "schedcheck/observed"
-RUN_SECONDS = 10.0  # a workload run that takes longer is reported as a hang
+RUN_SECONDS = 10.0  # a workload run that takes more CPU time is reported as a hang
+WALL_FACTOR = 6  # ... and one that takes this many times longer in wall time (it may be blocked, not spinning)
+STALL_STEPS = 64  # after this many empty batches in a row, all requests arrived, a run stops as if at its bound
+STEP_CAP = 2_000  # a run whose liveness bound is larger stops this far past the spec's own length (a hang)
 
 
 class CallTimeout(BaseException):
@@ -28,28 +32,36 @@ class CallTimeout(BaseException):
 
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Raise CallTimeout in the main thread after `seconds` (no limit where signals are unavailable).
+    """Raise CallTimeout in the main thread after `seconds` of CPU time, or WALL_FACTOR times that of wall time.
 
-    Set once per run, not per call: arming a timer costs about as much as a call.
+    CPU time, so that a run on a loaded machine is not called a hang (the verdict must
+    not depend on the load); the wall-clock backstop catches a submission that blocks
+    instead of spinning. Set once per run, not per call: arming a timer costs about as
+    much as a call. No limit where signals are unavailable.
     """
     if not hasattr(signal, "setitimer"):
         yield
         return
     try:
-        previous = signal.signal(signal.SIGALRM, _raise_timeout)
+        previous = {sig: signal.signal(sig, _raise_timeout) for sig in (signal.SIGPROF, signal.SIGALRM)}
     except ValueError:  # not the main thread
         yield
         return
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds * WALL_FACTOR)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _raise_timeout(signum: int, frame: object) -> None:
-    raise CallTimeout(f"the run did not end within {RUN_SECONDS:g} s (an endless loop?)")
+    if signum == signal.SIGPROF:
+        raise CallTimeout(f"the run did not end within {RUN_SECONDS:g} s of CPU time (an endless loop?)")
+    raise CallTimeout(f"the run did not end within {RUN_SECONDS * WALL_FACTOR:g} s (blocked, or an endless loop?)")
 
 
 def _bad_batch(result: object) -> str | None:
@@ -72,9 +84,18 @@ class Recorder:
         self.calls: list[list[Any]] = []
 
     def __call__(self, seq_id: str, output: tuple[int, ...]) -> int:
-        token = self.rule(seq_id, tuple(output))
+        token = fresh_int(self.rule(seq_id, tuple(output)))
         self.calls.append([seq_id, len(output), token])
         return token
+
+
+def fresh_int(value: int) -> int:
+    """An equal int that is a new object (outside CPython's small-int cache, -5..256).
+
+    A real model hands back tokens it has just computed, never the eos object the
+    scheduler was configured with; so must the driver, or `token is eos` would pass.
+    """
+    return int(str(value))
 
 
 def run_workload(workload: Workload, factory: Factory, white_box: bool = True,
@@ -90,10 +111,11 @@ def run_workload(workload: Workload, factory: Factory, white_box: bool = True,
         with time_limit(RUN_SECONDS):
             return _run(workload, factory, white_box, mutate_results, state)
     except CallTimeout as e:
-        observed: dict[str, Any] = state["observed"]
+        observed = state["observed"]
         observed["stop"] = "error"
         observed["error"] = {"step": len(observed["steps"]), "call": "?", "kind": "CallTimeout", "message": str(e)}
         return observed
+
 
 
 def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: bool,
@@ -121,11 +143,17 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
     ids = {r.seq_id for r in workload.requests}
     done: set[str] = set()
     bound = liveness_bound(workload.requests)
+    cap = step_cap(workload, bound)
+    idle = 0  # consecutive empty batches with every request arrived
     while pending or not ids <= done:
         step += 1
         if step > bound:
             observed["stop"] = "bound"
             break
+        if step > cap:
+            call = "schedule"
+            return fail("CallTimeout", f"still unfinished after {cap} steps, far past the spec's last step "
+                        "(an endless loop?); the liveness bound of this workload is too large to run to")
         record: dict[str, Any] = {"step": step, "added": []}
         steps.append(record)
         try:
@@ -154,6 +182,10 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
                 return fail("bad_result", f"update() returned {finished!r}; expected a list of finished sequences")
             record["finished"] = list(finished)
             done.update(finished)
+            idle = idle + 1 if not record["schedule"] and not pending else 0
+            if idle >= STALL_STEPS:  # stuck with everything arrived: the rest would repeat up to the bound
+                observed["stop"] = "bound"
+                break
             if white_box and observed["white_box_error"] is None:
                 record["after_update"] = _snapshot(sut, observed, step, call)
         except (Exception, CallTimeout) as e:  # the submission raised or hung: a finding, never a suite crash
@@ -164,6 +196,35 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
         outputs = None
     observed["outputs"] = None if outputs is None else {k: list(v) for k, v in sorted(outputs.items())}
     return observed
+
+
+def min_steps(workload: Workload) -> int:
+    """A lower bound on the spec's steps: every token is computed once, at most a budget per step."""
+    tokens = sum(r.prompt_len + r.max_tokens - 1 for r in workload.requests)
+    return -(-tokens // workload.config.max_num_batched_tokens)
+
+
+def runnable(workload: Workload) -> bool:
+    """Whether the spec itself can run `workload` in reasonable time (a shrinker's candidate may not be).
+
+    Halving the budget of a workload whose prompts are near 2**53 gives one that needs
+    2**53 / budget steps; such a candidate is not a counterexample anyone can read.
+    """
+    return min_steps(workload) <= STEP_CAP
+
+
+def step_cap(workload: Workload, bound: int) -> int:
+    """The most steps a run may take before it counts as a hang.
+
+    The liveness bound is the sum of all tokens, so a workload with prompts near 2**53
+    has a bound no run can reach; past STEP_CAP such a run stops at twice the spec's
+    length plus STEP_CAP (a hang, as RUN_SECONDS would say, without waiting for it).
+    """
+    if bound <= STEP_CAP:
+        return bound
+    if not runnable(workload):
+        return STEP_CAP
+    return STEP_CAP + 2 * len(expected_trace(workload).steps)
 
 
 def _snapshot(sut: SchedulerUnderTest, observed: dict[str, Any], step: int, call: str) -> dict[str, Any] | None:

@@ -1,34 +1,36 @@
 """The whole conformance run: ``run(target, profile) -> Report``.
 
-Sources of workloads, in order: the card's golden cases, the frozen corpus, the
-bounded-exhaustive scope of the profile, edge-biased Hypothesis examples, and the
-lockstep state machine. The first failure of each check is shrunk to the fewest
+Sources of workloads, in order: the card's golden cases, the frozen corpus, then the
+profile's stages (its base profile's first): bounded-exhaustive scopes, edge-biased and
+scale Hypothesis examples, and the lockstep state machine. The first failure of each check is shrunk to the fewest
 requests and steps. Everything is deterministic; timings are kept out of the JSON.
 """
 
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
 
 from conformance.adapters import Factory, load_target
 from conformance.checks import probes
 from conformance.checks.checkers import CHECKS, Finding
+from conformance.checks.diagnosis import diagnose_report, history_prelude
 from conformance.checks.machine import run_machine
 from conformance.checks.shrink import shrink
-from conformance.checks.workload import WORKLOAD_CHECKS, check_workload, predicate
-from conformance.drivers import run_workload
-from conformance.profiles import PROFILES, Profile
+from conformance.checks.workload import WORKLOAD_CHECKS, check_workload, predicate, probe_white_box
+from conformance.drivers import runnable
+from conformance.profiles import PROFILES, Profile, Stage
 from conformance.reports.report import CheckResult, Counterexample, Report
-from conformance.workloads.corpus import load_corpus, run_corpus
+from conformance.workloads.corpus import Vector, features, load_corpus, run_corpus
 from conformance.workloads.exhaustive import small_scope
-from conformance.workloads.generators import edge_workloads
+from conformance.workloads.generators import edge_workloads, scale_workloads
 from spec.golden import golden_cases
-from spec.model import Config
-from spec.trace import Request, Workload, make_workload
+from spec.trace import Workload, liveness_bound
 
 Progress = Callable[[str, int, int | None], None]
 
@@ -41,6 +43,10 @@ class _Run:
     first: dict[str, tuple[Workload, Finding, str]] = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
     first_seconds: float | None = None
+    failed_features: dict[str, set[str]] = field(default_factory=dict)  # check -> features of failing vectors
+    target: str = ""
+    adapter: str | None = None
+    notes: list[str] = field(default_factory=list)
 
     def record(self, check: str, workload: Workload, finding: Finding | None, source: str) -> None:
         result = self.results[check]
@@ -58,28 +64,42 @@ class _Run:
         return tuple(c for c in WORKLOAD_CHECKS if c not in self.first and self.results[c].status != "skipped")
 
 
-def _probe_white_box(factory: Factory) -> str | None:
-    """A note when the target gives no white-box access (the invariants check is then skipped)."""
-    w = make_workload(Config(4, 2, 2, 4), [Request("a1", 2, 1)])
-    observed = run_workload(w, factory, white_box=True)
-    return observed["note"] if observed["error"] is None else None
+_probe_white_box = probe_white_box  # the name replay and older callers use
 
 
 def run(target: str, profile: str | Profile = "quick", adapter: str | None = None, white_box: bool = True,
-        families: Iterable[str] | None = None, progress: Progress | None = None) -> Report:
-    """Check `target` (a path, a dotted module, 'spec' or 'impl'); raise LoadError if it cannot be loaded."""
+        families: Iterable[str] | None = None, progress: Progress | None = None, diagnose: bool = True) -> Report:
+    """Check `target` (a path, a dotted module, 'spec' or 'impl'); raise LoadError if it cannot be loaded.
+
+    A fault in the suite itself gives verdict ERROR with its traceback, never PASS:
+    the submission's own exceptions are caught by the drivers and become findings.
+    """
     prof = PROFILES[profile] if isinstance(profile, str) else profile
     factory = load_target(target, adapter)
-    notes: list[str] = []
-    note = _probe_white_box(factory) if white_box else "white-box checks skipped: --black-box"
+    results = {c: CheckResult() for c in CHECKS}
+    report = Report(target, adapter, prof, white_box, results, {}, [], 0)
+    started = time.perf_counter()
+    r = _Run(factory, white_box, results, target=target, adapter=adapter, notes=report.notes)
+    try:
+        _run_checks(report, r, prof, families, progress or (lambda stage, done, total: None))
+        if diagnose and report.counterexamples:
+            report.diagnosis = diagnose_report(report, factory, r.failed_features).to_json()
+    except Exception:  # the suite's own fault: report it, never let it pass
+        report.error = traceback.format_exc()
+        for c in results.values():
+            c.status = "unknown" if c.status == "pending" else c.status
+    report.timings = {"total": time.perf_counter() - started, "first_finding": r.first_seconds}
+    return report
+
+
+def _run_checks(report: Report, r: _Run, prof: Profile, families: Iterable[str] | None, tick: Progress) -> None:
+    factory, results, notes = r.factory, report.checks, report.notes
+    note = _probe_white_box(factory) if r.white_box else "white-box checks skipped: --black-box"
     if note is not None:
         notes.append(note)
-        white_box = False
-    results = {c: CheckResult() for c in CHECKS}
-    if not white_box:
+        r.white_box = report.white_box = False
         results["invariants"].status = "skipped"
-    r = _Run(factory, white_box, results)
-    tick = progress or (lambda stage, done, total: None)
+    white_box = r.white_box
 
     cases = golden_cases()
     for i, case in enumerate(cases):
@@ -88,64 +108,109 @@ def run(target: str, profile: str | Profile = "quick", adapter: str | None = Non
         tick("golden", i + 1, len(cases))
 
     vectors, corpus_notes = load_corpus(families=families)
+    report.vectors = len(vectors)
     corpus_start = time.perf_counter() - r.started
     notes += corpus_notes
     checks = tuple(c for c in WORKLOAD_CHECKS if results[c].status != "skipped")
     corpus = run_corpus(vectors, factory, white_box, checks, lambda i: tick("corpus", i, len(vectors)))
+    report.features = corpus.features
     by_id = {v.vector_id: v for v in vectors}
+    r.failed_features = {c: {t for i in corpus.failed[c] for t in by_id[i].workload.tags or features(by_id[i].workload)}
+                         for c in checks}
     for check in checks:
         results[check].runs += corpus.runs[check]
         results[check].failed += len(corpus.failed[check])
         if check in corpus.first:
-            v, finding = corpus.first[check]
+            failed = [by_id[i] for i in corpus.failed[check]]
+            v, finding = _smallest_scale_failure(r, check, corpus.first[check], failed)
             r.first[check] = (by_id[v.vector_id].workload, finding, f"corpus/{v.vector_id}")
     if r.first_seconds is None and corpus.seconds_to_first is not None:
         r.first_seconds = corpus_start + corpus.seconds_to_first
 
-    if prof.scope is not None:
-        for i, w in enumerate(small_scope(prof.scope)):
+    for stage in prof.stages():  # a profile runs its base's stages first: profiles are monotonic
+        _generated(r, stage, notes, tick)
+    _counterexamples(r, tick)
+    for check in CHECKS:
+        if results[check].status == "pending":
+            results[check].status = "pass"
+
+
+def _smallest_scale_failure(r: _Run, check: str, first: tuple[Vector, Finding],
+                            failed: list[Vector]) -> tuple[Vector, Finding]:
+    """When only scale vectors fail a check, start shrinking from the smallest of them, not the first.
+
+    Scale vectors run for up to a thousand steps with up to hundreds of requests, and
+    the shrinker reruns the workload per candidate edit: the smallest is far cheaper.
+    """
+    if not first[0].family.startswith("scale-"):
+        return first
+    best = min(failed, key=lambda v: (liveness_bound(v.workload.requests) * (len(v.workload.requests) + 4),
+                                      v.vector_id))
+    finding = None if best is first[0] else predicate(check, r.factory, r.white_box)(best.workload)
+    return first if finding is None else (best, finding)
+
+
+def _generated(r: _Run, stage: Stage, notes: list[str], tick: Progress) -> None:
+    """Run one stage of a profile: an exhaustive scope, Hypothesis examples, or machine runs."""
+    if stage.source == "exhaustive" and stage.scope is not None and r.open_checks():
+        for i, w in enumerate(small_scope(stage.scope)):
             _check_generated(r, w, "exhaustive")
             if i % 200 == 0:
                 tick("exhaustive", i, None)
-    _edge(r, prof.edge_examples, tick)
-    tick("stateful", 0, prof.machine_examples)
-    machine_w = run_machine(factory, prof.machine_examples, prof.machine_steps, white_box)
-    results["stateful"].runs = prof.machine_examples
-    if machine_w is not None:
-        machine_finding = _stateful_finding(factory, white_box)(machine_w)
-        if machine_finding is not None:
-            r.record("stateful", machine_w, machine_finding, "stateful machine")
+    elif stage.source in ("edge", "scale") and r.open_checks():
+        strategy, source = (edge_workloads(), "edge-biased") if stage.source == "edge" else (scale_workloads(), "scale")
+        if stage.seed is None and stage.source == "edge":
+            _edge(r, stage.examples, tick)
         else:
-            notes.append("the state machine failed a run that the workload driver could not reproduce")
+            _seeded(r, stage, strategy, source, tick)
+    elif stage.source == "machine" and r.results["stateful"].status != "unknown" and "stateful" not in r.first:
+        _stateful(r, stage, notes, tick)
 
-    counterexamples: list[Counterexample] = []
+
+def _stateful(r: _Run, stage: Stage, notes: list[str], tick: Progress) -> None:
+    """Run the lockstep machine; a failure the workload driver cannot reproduce leaves the check UNKNOWN."""
+    tick("stateful", 0, stage.examples)
+    machine_w = run_machine(r.factory, stage.examples, stage.steps, r.white_box)
+    r.results["stateful"].runs += stage.examples
+    if machine_w is None:
+        return
+    machine_finding = _stateful_finding(r.factory, r.white_box)(machine_w)
+    if machine_finding is not None:
+        r.record("stateful", machine_w, machine_finding, "stateful machine")
+    else:
+        r.results["stateful"].status = "unknown"
+        notes.append("stateful: the state machine failed a run that the workload driver could not reproduce, "
+                     "so the check is UNKNOWN; run with --profile default to look further")
+
+
+def _counterexamples(r: _Run, tick: Progress) -> None:
+    """Shrink the first failure of each check and attach it to the check's result."""
     for check in CHECKS:
         if check not in r.first:
             continue
         w, finding, source = r.first[check]
         if check != "golden":
             tick(f"shrinking {check}", 0, None)
-            fails = _stateful_finding(factory, white_box) if check == "stateful" else predicate(check, factory,
-                                                                                                   white_box)
-            w, finding = shrink(w, finding, fails)
-        results[check].status = "fail"
+            fails = _stateful_finding(r.factory, r.white_box) if check == "stateful" else \
+                predicate(check, r.factory, r.white_box)
+            w, finding = shrink(w, finding, _runnable_only(fails))
+        r.results[check].status = "fail"
         cx = Counterexample(check, finding, w, source)
-        results[check].counterexample = cx
-        counterexamples.append(cx)
-    for check in CHECKS:
-        if results[check].status == "pending":
-            results[check].status = "pass"
-    timings = {"total": time.perf_counter() - r.started, "first_finding": r.first_seconds}
-    return Report(target, adapter, prof, white_box, results, corpus.features, notes, len(vectors), timings)
+        cx.prelude, note = history_prelude(r.target, r.adapter, cx, r.white_box)
+        if note is not None:
+            r.notes.append(note)
+        r.results[check].counterexample = cx
+
+
+def _runnable_only(fails: Callable[[Workload], Finding | None]) -> Callable[[Workload], Finding | None]:
+    """A shrinking predicate that skips candidates the spec cannot run in time (a budget halved below 2**53)."""
+    return lambda w: fails(w) if runnable(w) else None
 
 
 def _stateful_finding(factory: Factory, white_box: bool) -> Callable[[Workload], Finding | None]:
     def fails(w: Workload) -> Finding | None:
-        try:
-            found = check_workload(w, factory, white_box, only=("differential", "invariants", "hygiene"),
-                                   extra_probes=False)
-        except Exception:
-            return None
+        found = check_workload(w, factory, white_box, only=("differential", "invariants", "hygiene"),
+                               extra_probes=False)
         first = next((f for f in found.values() if f is not None), None)
         return None if first is None else Finding("stateful", first.rule, first.step, first.call, first.message,
                                                   first.expected, first.actual, first.explanation)
@@ -162,7 +227,10 @@ def _check_generated(r: _Run, w: Workload, source: str) -> None:
 
 
 def _edge(r: _Run, examples: int, tick: Progress) -> None:
-    """Run the edge-biased Hypothesis examples (derandomized; Hypothesis's shrinker is not used)."""
+    """Run the edge-biased Hypothesis examples (derandomized; Hypothesis's shrinker is not used).
+
+    Its text is the seed: Hypothesis derives a derandomized run's seed from the test's source.
+    """
     count = [0]
 
     @settings(max_examples=examples, derandomize=True, database=None, deadline=None,
@@ -175,3 +243,20 @@ def _edge(r: _Run, examples: int, tick: Progress) -> None:
             tick("edge-biased", count[0], examples)
 
     edge()
+
+
+def _seeded(r: _Run, stage: Stage, strategy: st.SearchStrategy[Workload], source: str, tick: Progress) -> None:
+    """Run `stage.examples` Hypothesis examples of `strategy` from `stage.seed` (no shrinking, no database)."""
+    count = [0]
+
+    @seed(stage.seed or 0)
+    @settings(max_examples=stage.examples, database=None, deadline=None, phases=(Phase.explicit, Phase.generate),
+              suppress_health_check=list(HealthCheck), print_blob=False)
+    @given(strategy)
+    def draw(w: Workload) -> None:
+        _check_generated(r, w, source)
+        count[0] += 1
+        if count[0] % 20 == 0:
+            tick(source, count[0], stage.examples)
+
+    draw()

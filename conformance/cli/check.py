@@ -1,9 +1,11 @@
 """``schedcheck check PATH`` (or ``--wire CMD``): check an implementation against the spec and explain every failure.
 
-Exit codes: 0 conformant, 1 not conformant, 2 usage error or the submission cannot
-be loaded. The summary table and the first counterexample go to the terminal;
-``--json`` writes the report (byte-identical across runs), ``--trace-dir`` writes
-each counterexample as a replayable JSON trace and a standalone pytest file.
+Exit codes: 0 conformant (PASS), 1 not conformant (FAIL), 2 usage error or the
+submission cannot be loaded, 3 the suite itself failed (ERROR, with its traceback),
+4 nothing failed but a check could not run (UNKNOWN). The summary table, the
+diagnosis and the first counterexample go to the terminal; ``--json`` writes the
+report (byte-identical across runs), ``--trace-dir`` writes each counterexample as
+a replayable JSON trace and a standalone pytest file.
 ``--wire CMD`` checks a program in any language through conformance/wire/__init__.py.
 """
 
@@ -16,10 +18,12 @@ from pathlib import Path
 
 from conformance import wire
 from conformance.adapters import LoadError, load_target
+from conformance.checks.diagnosis import diagnosis_lines
 from conformance.profiles import PROFILES
-from conformance.reports.report import EXIT_USAGE
+from conformance.reports.report import EXIT_USAGE, Report
 from conformance.reports.traces import render, write_all
 from conformance.suite import run
+from conformance.workloads.corpus import families_except, family_arg
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trace-dir", metavar="DIR", help="write counterexamples (JSON trace + pytest file) to DIR")
     parser.add_argument("--black-box", action="store_true", help="use no white-box attribute (skips invariants)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--exclude-family", metavar="FAMILY", action="append", type=family_arg, default=[],
+                        help="leave this corpus family out (repeatable), e.g. counterexamples: the mutants' own "
+                        "pinned counterexamples, to measure what the other sources find on their own")
 
 
 class _Progress:
@@ -61,16 +68,23 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     progress = _Progress(not args.quiet)
     try:
-        report = run(target, args.profile, adapter=adapter, white_box=not args.black_box, progress=progress)
+        report = run(target, args.profile, adapter=adapter, white_box=not args.black_box, progress=progress,
+                     families=families_except(args.exclude_family))
     except LoadError as e:
         progress.clear()
         print(f"schedcheck: cannot load {shown_as}: {e}", file=sys.stderr)
         return EXIT_USAGE
     progress.clear()
+    if report.error is not None:
+        print(f"schedcheck check {shown_as}: ERROR: the suite itself failed, so nothing is known about the "
+              f"submission; please report this traceback:\n{report.error}", file=sys.stderr)
     t = report.timings
     print(f"schedcheck check {shown_as}  profile={args.profile}  rules=p07-rules/1  "
           f"{report.vectors} corpus vectors  {t['total']:.1f} s")
     print(report.summary())
+    if report.diagnosis is not None:
+        print()
+        print("\n".join(diagnosis_lines(report.diagnosis)))
     cxs = report.counterexamples
     if cxs:
         factory = load_target(target, adapter)
@@ -88,6 +102,18 @@ def main(args: argparse.Namespace) -> int:
                                       else f"   (rerun: python -m pytest {p})"))
     if args.json:
         Path(args.json).write_text(report.dumps())
-    print(f"\n{report.verdict}: {sum(c.status == 'fail' for c in report.checks.values())} of {len(report.checks)} "
-          "checks failed" if cxs else f"\n{report.verdict}: conformant under profile {args.profile}")
+    print("\n" + verdict_line(report, args.profile))
     return report.exit_code
+
+
+def verdict_line(report: Report, profile: str) -> str:
+    """The last line: the verdict and what it rests on."""
+    failed = sum(c.status == "fail" for c in report.checks.values())
+    unknown = [name for name, c in report.checks.items() if c.status == "unknown"]
+    if report.verdict == "ERROR":
+        return f"ERROR: the suite failed (traceback above); {failed} of {len(report.checks)} checks had failed by then"
+    if report.verdict == "FAIL":
+        return f"FAIL: {failed} of {len(report.checks)} checks failed"
+    if report.verdict == "UNKNOWN":
+        return f"UNKNOWN: nothing failed, but {', '.join(unknown)} could not run to a verdict (see the notes)"
+    return f"PASS: conformant under profile {profile}"

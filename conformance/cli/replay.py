@@ -2,20 +2,25 @@
 
 Runs every per-workload check (differential, invariants, equivalence, liveness,
 hygiene) on the trace's workload; exit 0 when all pass, 1 on a finding, 2 when the
-trace or the implementation cannot be loaded.
+trace or the implementation cannot be loaded. A trace with a "prelude" (the earlier
+or interleaved instances a finding needs) has it run first, so a history-dependent
+counterexample reproduces in a fresh process.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from conformance import wire
 from conformance.adapters import LoadError, load_target
-from conformance.checks.workload import check_workload
+from conformance.checks import history
+from conformance.checks.history import parse_prelude, run_prelude
+from conformance.checks.workload import check_workload, probe_white_box
 from conformance.reports.report import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, Counterexample
 from conformance.reports.traces import render
-from conformance.suite import _probe_white_box
 from spec.errors import SpecError
 from spec.trace import load_workload
 
@@ -37,16 +42,24 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         workload = load_workload(args.trace)
-    except SpecError as e:
-        print(f"schedcheck: {e}", file=sys.stderr)
+        prelude = json.loads(Path(args.trace).read_text()).get("prelude")
+        parse_prelude(prelude)
+    except (SpecError, KeyError, TypeError, AttributeError) as e:
+        print(f"schedcheck: {args.trace}: {e!r}; pass a workload or a trace written by schedcheck check "
+              "--trace-dir", file=sys.stderr)
         return EXIT_USAGE
     try:
         factory = load_target(target, adapter)
     except LoadError as e:
         print(f"schedcheck: cannot load {shown_as}: {e}", file=sys.stderr)
         return EXIT_USAGE
-    white_box = not args.black_box and _probe_white_box(factory) is None
+    white_box = not args.black_box and probe_white_box(factory) is None
+    before, beside = parse_prelude(prelude)
+    run_prelude(before, factory)  # the earlier instances the finding needs, as recorded by check
     found = check_workload(workload, factory, white_box)
+    if beside is not None and found.get("hygiene") is None:
+        paired = history.instances(workload, factory, beside)
+        found["hygiene"] = paired[0] if paired else None
     failures = [(check, f) for check, f in found.items() if f is not None]
     for check, f in found.items():
         print(f"{check:<13} {'FAIL' if f else 'pass'}" + (f"  [{f.rule}] {f.message}" if f else ""))

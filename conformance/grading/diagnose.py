@@ -1,67 +1,58 @@
-"""Diagnosis: which known bug of the catalog reproduces a submission's behaviour exactly.
+"""Diagnosis for grading: which catalog bugs are consistent with every failing run of a submission.
 
-The catalog's mutants (conformance/mutants/<name>.py, our own code) are run
-in-process on the submission's failing workloads; a mutant whose black-box trace
-(every schedule(), every sample_fn call, every update() result) equals the
-submission's on all of them names the bug: "behaves like: preempt_to_tail".
+The same machinery as ``schedcheck check`` (conformance/checks/diagnosis.py): a bug is
+consistent when its mutant reproduces each finding exactly (same check, rule, first
+divergent step, call and observed value). The submission ran in a sandbox, so
+workloads cannot be searched for one that tells candidates apart; instead the
+failing runs themselves are compared whole (every black-box call), and only the
+candidates that match them all are kept. None consistent: nothing is diagnosed.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
-from conformance.adapters import Factory, canonical_factory, load_module
-from conformance.catalog import CATALOG
+from conformance.adapters import Factory
+from conformance.catalog import BY_NAME
 from conformance.checks import checkers
+from conformance.checks.checkers import Finding
+from conformance.checks.diagnosis import Evidence, black_box, mutant_factory
+from conformance.checks.diagnosis import diagnose as diagnose_findings
 from conformance.drivers import run_workload
-from spec.trace import Workload, liveness_bound
+from spec.trace import Workload
 
-MUTANTS_DIR = Path(__file__).resolve().parent.parent / "mutants"
 MAX_RUNS = 12  # failing runs a mutant must reproduce
+JUDGES = (checkers.differential, checkers.liveness, checkers.hygiene)  # what a sandboxed run can show
 
 
-@lru_cache(maxsize=64)
-def mutant_factory(name: str) -> Factory | None:
-    """The canonical factory of a catalog mutant, or None when it is not shipped."""
-    path = MUTANTS_DIR / f"{name}.py"
-    if not path.is_file():
-        return None
-    return canonical_factory(load_module(str(path)))
+def first_finding(workload: Workload, observed: dict[str, Any]) -> Finding | None:
+    """The first black-box finding of an observed run (a white-box-only failure looks like the spec).
+
+    The call's name is left out: the sandbox names the call that raised in its own words.
+    """
+    f = next((found[0] for judge in JUDGES if (found := judge(workload, observed))), None)
+    return None if f is None else replace(f, call="")
 
 
-def black_box(w: Workload, observed: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """What a black-box grader sees of a run, up to the liveness bound: every call's result, the sample
-    calls, how it ended (not the wording of an error) and the final outputs."""
-    steps = [(s.get("schedule"), [p[:2] for p in s.get("sampled", [])], s.get("finished"))
-             for s in observed["steps"][:liveness_bound(w.requests)] if "finished" in s]  # complete steps
-    return steps + [(observed["stop"], observed.get("outputs") if observed["stop"] == "done" else None)]
-
-
-def fails(workload: Workload, observed: dict[str, Any]) -> bool:
-    return any(judge(workload, observed) for judge in (checkers.differential, checkers.liveness, checkers.hygiene))
+def _rerun(factory: Factory, ev: Evidence) -> Finding | None:
+    return first_finding(ev.workload, run_workload(ev.workload, factory, white_box=False))
 
 
 def diagnose(failing: list[tuple[Workload, dict[str, Any]]]) -> tuple[str, ...]:
-    """Names (with the card's symptom) of the catalog bugs that reproduce every black-box failure exactly.
-
-    Only runs that fail black box are compared (a white-box-only failure looks like the
-    spec from outside), and a mutant must fail each of them the same way.
-    """
-    visible = [(w, obs) for w, obs in failing if fails(w, obs)][:MAX_RUNS]
-    if not visible:
+    """Names (with the card's symptom and hint) of the catalog bugs consistent with every black-box failure."""
+    evidence = [Evidence(f.check, w, f) for w, obs in failing[:MAX_RUNS]
+                if (f := first_finding(w, obs)) is not None]
+    if not evidence:
         return ()
-    matches = []
-    for bug in CATALOG:
-        factory = mutant_factory(bug.name)
-        if factory is None:
-            continue
-        try:
-            same = all(black_box(w, m := run_workload(w, factory, white_box=False)) == black_box(w, obs) and fails(w, m)
-                       for w, obs in visible)
-        except Exception:  # a mutant that cannot run a workload simply does not match
-            same = False
-        if same:
-            matches.append(f"{bug.name}: {bug.symptom}. Hint: {bug.hint}")
-    return tuple(matches)
+    result = diagnose_findings(evidence, None, _rerun)
+    observed = {id(w): obs for w, obs in failing}
+    kept = [name for name in result.consistent
+            if all(_same_run(name, ev.workload, observed[id(ev.workload)]) for ev in evidence)]
+    names = kept or list(result.consistent)  # whole-run equality only narrows; it never empties the answer
+    return tuple(f"{name}: {BY_NAME[name].symptom}. Hint: {BY_NAME[name].hint}" for name in names)
+
+
+def _same_run(name: str, w: Workload, observed: dict[str, Any]) -> bool:
+    factory = mutant_factory(name)
+    return factory is not None and black_box(w, run_workload(w, factory, white_box=False)) == black_box(w, observed)

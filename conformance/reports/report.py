@@ -16,7 +16,8 @@ from conformance.checks.checkers import CHECKS, Finding
 from conformance.profiles import Profile
 from spec.trace import RULES_VERSION, Workload, workload_to_json
 
-EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_ERROR, EXIT_UNKNOWN = 0, 1, 2, 3, 4
+EXIT_CODES = {"PASS": EXIT_PASS, "FAIL": EXIT_FAIL, "ERROR": EXIT_ERROR, "UNKNOWN": EXIT_UNKNOWN}
 BLACK_BOX = {"golden": True, "differential": True, "invariants": False, "equivalence": True, "liveness": True,
              "hygiene": True, "stateful": True}  # whether a check needs no white-box access
 
@@ -29,6 +30,7 @@ class Counterexample:
     finding: Finding
     workload: Workload
     source: str  # golden/<case>, corpus/<family>/<name>, exhaustive, edge-biased, stateful machine
+    prelude: list[dict[str, Any]] | None = None  # earlier/other instances the finding needs (checks.history)
 
     @property
     def size(self) -> dict[str, int]:
@@ -36,12 +38,13 @@ class Counterexample:
 
     def to_json(self) -> dict[str, Any]:
         return {**self.finding.to_json(), "size": self.size, "source": self.source,
-                "workload": workload_to_json(self.workload)}
+                "workload": workload_to_json(self.workload),
+                **({"prelude": self.prelude} if self.prelude is not None else {})}
 
 
 @dataclass
 class CheckResult:
-    status: str = "pending"  # pass, fail, skipped
+    status: str = "pending"  # pass, fail, skipped (asked not to run), unknown (could not run)
     runs: int = 0  # workloads (or machine runs) judged
     failed: int = 0  # of which failed, before shrinking
     counterexample: Counterexample | None = None
@@ -73,14 +76,21 @@ class Report:
     notes: list[str]
     vectors: int
     timings: dict[str, float | None] = field(default_factory=dict)  # seconds; terminal only
+    error: str | None = None  # the suite's own traceback: the run is incomplete and proves nothing
+    diagnosis: dict[str, Any] | None = None  # conformance.checks.diagnosis.Diagnosis.to_json(), when FAIL
 
     @property
     def verdict(self) -> str:
-        return "FAIL" if any(c.status == "fail" for c in self.checks.values()) else "PASS"
+        """ERROR (the suite failed), FAIL (a finding), UNKNOWN (a check could not run), else PASS."""
+        if self.error is not None:
+            return "ERROR"
+        if any(c.status == "fail" for c in self.checks.values()):
+            return "FAIL"
+        return "UNKNOWN" if any(c.status == "unknown" for c in self.checks.values()) else "PASS"
 
     @property
     def exit_code(self) -> int:
-        return EXIT_FAIL if self.verdict == "FAIL" else EXIT_PASS
+        return EXIT_CODES[self.verdict]
 
     @property
     def counterexamples(self) -> list[Counterexample]:
@@ -92,7 +102,9 @@ class Report:
                 "adapter": None if self.adapter is None else display_name(self.adapter),
                 "profile": self.profile.to_json(), "white_box": self.white_box, "verdict": self.verdict,
                 "checks": {name: self.checks[name].to_json() for name in CHECKS},
-                "features": self.features, "corpus_vectors": self.vectors, "notes": self.notes}
+                "features": self.features, "corpus_vectors": self.vectors, "notes": self.notes,
+                **({"error": self.error} if self.error is not None else {}),
+                **({"diagnosis": self.diagnosis} if self.diagnosis is not None else {})}
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

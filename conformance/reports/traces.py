@@ -15,6 +15,7 @@ from typing import Any
 
 from conformance.adapters import Factory
 from conformance.checks.checkers import expected_trace
+from conformance.checks.history import OTHER_BASE, other_workload
 from conformance.drivers import run_workload
 from conformance.reports.report import Counterexample
 from spec.explain import header
@@ -82,7 +83,9 @@ def render(cx: Counterexample, factory: Factory | None, white_box: bool = True) 
 
 def trace_json(cx: Counterexample) -> dict[str, Any]:
     """The spec's trace of the counterexample plus the finding; `schedcheck replay` reads it."""
-    return {**trace_to_json(expected_trace(cx.workload)), "finding": cx.to_json() | {"workload": None}}
+    extra = {"prelude": cx.prelude} if cx.prelude is not None else {}  # replay runs it first
+    return {**trace_to_json(expected_trace(cx.workload)), **extra,
+            "finding": {k: v for k, v in cx.to_json().items() if k != "prelude"} | {"workload": None}}
 
 
 def pytest_file(cx: Counterexample, submission: str, out_dir: Path) -> str:
@@ -109,43 +112,65 @@ def pytest_file(cx: Counterexample, submission: str, out_dir: Path) -> str:
         "",
         "",
         "def sample(seq):",
-        "    seq_id = seq.seq_id.removeprefix('b:')  # the second instance's ids, if any",
-        f"    return {c.eos!r} if len(seq.output) in EOS_AT.get(seq_id, ()) else BASE[seq_id] + len(seq.output)",
+        f"    return {c.eos!r} if len(seq.output) in EOS_AT.get(seq.seq_id, ()) else BASE[seq.seq_id] + "
+        "len(seq.output)",
         "",
         "",
-        f"def test_{cx.finding.check}_{cx.finding.rule.replace('.', '_').lower()}():",
-        f"    s = m.Scheduler(num_blocks={c.num_blocks}, block_size={c.block_size}, max_num_seqs={c.max_num_seqs}, "
-        f"max_num_batched_tokens={c.max_num_batched_tokens}, sample_fn=sample, eos={c.eos!r})",
-        "    seqs = {}",
     ]
-    rule = cx.finding.rule
-    if rule == "H.instances":
-        lines.append(f"    t = m.Scheduler({c.num_blocks}, {c.block_size}, {c.max_num_seqs}, "
-                     f"{c.max_num_batched_tokens}, sample, {c.eos!r})  # a second instance, fed the same calls")
-    arrivals: dict[int, list[Any]] = {}
-    for r in w.requests:
-        arrivals.setdefault(r.arrival, []).append(r)
-    for step in trace.steps:
-        for r in arrivals.get(step.step, []):
-            lines.append(f"    seqs[{r.seq_id!r}] = m.Sequence({r.seq_id!r}, {r.prompt_len}, {r.max_tokens}); "
-                         f"s.add(seqs[{r.seq_id!r}])")
-            if rule == "H.instances":
-                lines.append(f"    t.add(m.Sequence('b:{r.seq_id}', {r.prompt_len}, {r.max_tokens}))")
-        lines.append(f"    batch = s.schedule()  # step {step.step}")
-        lines.append(f"    assert list(batch.items()) == {[tuple(p) for p in step.batch]!r}")
-        if rule == "H.fresh_dict":
-            lines.append("    batch.clear()  # a caller may change the returned dict; update() must not notice")
-        if rule == "H.instances":
-            lines.append("    t.schedule()")
-        lines.append(f"    assert [q.seq_id for q in s.update()] == {list(step.finished)!r}")
-        if rule == "H.instances":
-            lines.append("    t.update()")
-        if step.step >= cx.finding.step and cx.finding.call != "outputs":
-            break
-    else:
-        outputs = {k: list(v) for k, v in sorted(trace.outputs().items())}
-        lines.append(f"    assert {{k: list(q.output) for k, q in seqs.items()}} == {outputs!r}")
+    lanes = [("s", "seqs", trace)]
+    if cx.finding.rule == "H.instances":  # the second instance (created first) runs beside, interleaved
+        other = other_workload(w)
+        lines += ["def sample_t(seq):  # the second instance's model: other tokens, same eos positions",
+                  f"    return sample(seq) if len(seq.output) in EOS_AT.get(seq.seq_id, ()) else "
+                  f"sample(seq) + {OTHER_BASE}", "", ""]
+    lines.append(f"def test_{cx.finding.check}_{cx.finding.rule.replace('.', '_').lower()}():")
+    if cx.finding.rule == "H.instances":
+        lines.append(_new("t", other.config, "sample_t") + "  # a second instance, another config")
+        lanes.append(("t", "seqs_t", expected_trace(other)))
+    lines.append(_new("s", c, "sample"))
+    lines += [f"    {seqs} = {{}}" for _, seqs, _ in lanes] + ["    kept = []  # every returned value, re-checked at "
+                                                                "the end"]
+    lines += _calls(cx, lanes)
     return "\n".join(lines) + "\n"
+
+
+def _new(var: str, c: Any, sample: str) -> str:
+    return (f"    {var} = m.Scheduler(num_blocks={c.num_blocks}, block_size={c.block_size}, "
+            f"max_num_seqs={c.max_num_seqs}, max_num_batched_tokens={c.max_num_batched_tokens}, sample_fn={sample}, "
+            f"eos={c.eos!r})")
+
+
+def _calls(cx: Counterexample, lanes: list[tuple[str, str, Any]]) -> list[str]:
+    """The calls of each lane, step by step and interleaved, with the spec's results asserted."""
+    f = cx.finding
+    lines: list[str] = []
+    whole = len(lanes) > 1 or f.call == "outputs" or f.rule in ("H.retained", "H.aliased")
+    for k in range(1, max(len(t.steps) for _, _, t in lanes) + 1):
+        live = [(var, seqs, t.steps[k - 1]) for var, seqs, t in lanes if k <= len(t.steps)]
+        for var, seqs, step in live:
+            for r in (r for r in next(t for v, _, t in lanes if v == var).workload.requests if r.arrival == k):
+                lines.append(f"    {seqs}[{r.seq_id!r}] = m.Sequence({r.seq_id!r}, {r.prompt_len}, "
+                             f"{r.max_tokens}); {var}.add({seqs}[{r.seq_id!r}])")
+            lines.append(f"    batch = {var}.schedule()  # step {k}")
+            lines.append("    kept.append((batch, list(batch.items())))")
+            lines.append(f"    assert list(batch.items()) == {[tuple(p) for p in step.batch]!r}")
+            if f.rule == "H.fresh_dict":
+                lines.append("    batch.clear()  # a caller may change the returned dict; update() must not notice")
+        for var, seqs, step in live:
+            lines.append(f"    done = {var}.update()")
+            lines.append("    kept.append((done, list(done)))")
+            lines.append(f"    assert [q.seq_id for q in done] == {list(step.finished)!r}")
+            lines.append(f"    assert all(q is {seqs}[q.seq_id] for q in done), 'update() must return the added "
+                         "objects'")
+        if not whole and k >= f.step:
+            return lines
+    for _, seqs, t in lanes:
+        outputs = {key: list(v) for key, v in sorted(t.outputs().items())}
+        lines.append(f"    assert {{k: list(q.output) for k, q in {seqs}.items()}} == {outputs!r}")
+    lines += ["    for value, then in kept:  # nothing returned may change afterwards, or be returned twice",
+              "        assert (list(value.items()) if isinstance(value, dict) else list(value)) == then",
+              "    assert len({id(value) for value, _ in kept}) == len(kept)"]
+    return lines
 
 
 def write_all(cx: Counterexample, index: int, out_dir: Path, submission: str | None) -> list[Path]:

@@ -8,6 +8,7 @@ per-check, per-feature results" function that the suite and grading share.
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from collections.abc import Callable, Iterable
@@ -83,7 +84,39 @@ def features(w: Workload) -> tuple[str, ...]:
         tags.add("budget-below-max-num-seqs")
     if c.num_blocks == max(peak_blocks(c, r.prompt_len, r.max_tokens) for r in w.requests):
         tags.add("kv-one-peak")
+    tags.update(scale_features(w, len(trace.steps), preempted,
+                               max((len(s.after_schedule.waiting) for s in trace.steps), default=0)))
     return tuple(sorted(tags))
+
+
+SMALL_INTS = range(-5, 257)  # CPython caches these: `is` on them cannot tell a copy from the original
+CROWD, BURST, LONG_RUN, THRASH = 20, 8, 200, 5  # thresholds of the scale tags
+
+
+def scale_features(w: Workload, steps: int, preempted: dict[str, int], max_waiting: int) -> set[str]:
+    """The scale tags: numbers beyond the small scopes (no small-scope workload carries one)."""
+    c = w.config
+    tags: set[str] = set()
+    big = [c.block_size, c.max_num_batched_tokens, *(r.prompt_len for r in w.requests)]
+    if c.block_size >= 256 or max(r.prompt_len for r in w.requests) >= 1000 or (
+            c.eos is not None and c.eos not in SMALL_INTS):
+        tags.add("large-numbers")
+    if max(big) >= 2**53:
+        tags.add("past-2^53")
+    if len(w.requests) >= CROWD:
+        tags.add("crowd")
+    if max_waiting >= max(8, 4 * c.max_num_seqs):
+        tags.add("long-waiting-queue")
+    arrivals: dict[int, int] = {}
+    for r in w.requests:
+        arrivals[r.arrival] = arrivals.get(r.arrival, 0) + 1
+    if max(arrivals.values()) >= BURST:
+        tags.add("burst")
+    if steps >= LONG_RUN:
+        tags.add("long-run")
+    if any(n >= THRASH for n in preempted.values()):
+        tags.add("thrash")
+    return tags
 
 
 def load_corpus(root: Path = CORPUS_DIR, families: Iterable[str] | None = None) -> tuple[list[Vector], list[str]]:
@@ -106,6 +139,25 @@ def load_corpus(root: Path = CORPUS_DIR, families: Iterable[str] | None = None) 
         except (OSError, json.JSONDecodeError, InvalidWorkload) as e:
             notes.append(f"{family}/{path.stem}: unreadable vector ({e}); skipped")
     return vectors, notes
+
+
+def family_names(root: Path = CORPUS_DIR) -> list[str]:
+    """Every corpus family (a folder under `root`), sorted."""
+    return sorted(p.name for p in root.iterdir() if p.is_dir())
+
+
+def family_arg(name: str) -> str:
+    """An argparse type: a known corpus family name, or a usage error that lists the known ones."""
+    if name not in family_names():
+        raise argparse.ArgumentTypeError(f"corpus family {name!r} does not exist; choose one of "
+                                         f"{', '.join(family_names())}")
+    return name
+
+
+def families_except(excluded: Iterable[str] | None) -> list[str] | None:
+    """The families to load when `excluded` are left out (None: every family, as load_corpus's default)."""
+    drop = set(excluded or ())
+    return None if not drop else [f for f in family_names() if f not in drop]
 
 
 @dataclass

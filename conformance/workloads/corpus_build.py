@@ -3,7 +3,9 @@
 - exhaustive: the BUILD small scope, keeping the first workload of each behaviour
   signature (features, rules fired, preemptions), smallest first;
 - edge: edge-biased Hypothesis examples (derandomized), keeping behaviours exhaustive lacks;
-- counterexamples: every counterexample pinned for a mutant (tests/mutants/expected).
+- counterexamples: every counterexample pinned for a mutant (tests/mutants/expected);
+- scale-<family>: the first seeds of each scale family (conformance/workloads/scale.py)
+  whose workload reaches the family's target tags at a bounded checking cost.
 The golden family is read from spec/golden/*.toml and never copied here. Output is
 deterministic: rerunning it on the same code rewrites the same bytes.
 """
@@ -19,12 +21,24 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 
 from conformance.checks.checkers import expected_trace
+from conformance.workloads import scale
 from conformance.workloads.corpus import CORPUS_DIR, MANIFEST, features, load_corpus
 from conformance.workloads.exhaustive import BUILD, small_scope
 from conformance.workloads.generators import edge_workloads
 from spec.trace import FORMAT_VERSION, RULES_VERSION, Workload, workload_from_json, workload_to_json
 
-FAMILIES = ("exhaustive", "edge", "counterexamples")
+SCALE = {  # family -> (vectors, tags each must carry)
+    "large-numbers": (16, ("large-numbers",)),
+    "crowd": (3, ("crowd", "burst", "long-waiting-queue")),
+    "long-run": (2, ("long-run",)),
+    "thrash": (6, ("thrash",)),
+    "mix": (3, ("crowd", "thrash", "large-numbers")),
+}
+MIN_STEPS = {"long-run": 300}  # long enough for a counter that wraps at 256
+MAX_STEPS = 700  # a frozen scale vector runs at most this many steps ...
+MAX_COST = 6_000  # ... and steps x (requests + 4) at most this: white-box checking is linear in both
+MAX_SEEDS = 400
+FAMILIES = ("exhaustive", "edge", "counterexamples", *(f"scale-{f}" for f in SCALE))
 EXPECTED_DIR = Path(__file__).resolve().parents[2] / "tests" / "mutants" / "expected"
 EDGE_DRAWS = 3000
 
@@ -59,6 +73,23 @@ def edge_examples(draws: int) -> list[Workload]:
     return out
 
 
+def scale_seeds(family: str) -> list[int]:
+    """The first seeds of a scale family whose workload carries its target tags within the cost bounds."""
+    want, tags = SCALE[family]
+    chosen: list[int] = []
+    for i in range(MAX_SEEDS):
+        w = scale.build(family, i)
+        steps = len(expected_trace(w).steps)
+        if not MIN_STEPS.get(family, 0) <= steps <= MAX_STEPS or steps * (len(w.requests) + 4) > MAX_COST:
+            continue
+        if set(tags) <= set(features(w)):
+            chosen.append(i)
+            if len(chosen) == want:
+                return chosen
+    raise RuntimeError(f"scale family {family!r}: only {len(chosen)} of the first {MAX_SEEDS} seeds reach {tags} "
+                       f"within {MAX_STEPS} steps; widen the family in scale.py or lower SCALE[{family!r}]")
+
+
 def _write(family: str, named: list[tuple[str, Workload]], root: Path) -> int:
     folder = root / family
     if folder.exists():
@@ -89,6 +120,10 @@ def build(root: Path = CORPUS_DIR, families: Iterable[str] = FAMILIES, edge_draw
             for check, pinned in sorted(json.loads(path.read_text()).get("counterexamples", {}).items()):
                 named.append((f"{path.stem}.{check}", workload_from_json(pinned["workload"])))
         counts["counterexamples"] = _write("counterexamples", named, root)
+    for family in (f for f in SCALE if f"scale-{f}" in families):
+        seeds = scale_seeds(family)
+        counts[f"scale-{family}"] = _write(f"scale-{family}", [(f"{family}-{i:04d}", scale.build(family, i))
+                                                               for i in seeds], root)
     manifest_path = root / MANIFEST
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     old = manifest.get("families", {})
@@ -97,6 +132,10 @@ def build(root: Path = CORPUS_DIR, families: Iterable[str] = FAMILIES, edge_draw
         old[family] = {**old.get(family, {}), "vectors": n}
     old.setdefault("exhaustive", {})["scope"] = BUILD.to_json()
     old.setdefault("edge", {})["draws"] = edge_draws
+    for family, (_, tags) in SCALE.items():
+        old.setdefault(f"scale-{family}", {}).update(
+            {"source": "conformance/workloads/scale.py", "tags": list(tags), "max_steps": MAX_STEPS,
+             "max_cost": MAX_COST, "min_steps": MIN_STEPS.get(family, 0)})
     manifest = {"format": "schedcheck/corpus", "version": FORMAT_VERSION, "rules": RULES_VERSION,
                 "corpus": manifest.get("corpus", 1),  # the content version grades name; bump it by hand
                 "golden": "spec/golden/*.toml", "families": dict(sorted(old.items()))}

@@ -1,7 +1,7 @@
 """Workload generators: Hypothesis strategies that draw feasible workloads as data.
 
 Feasible means every request fits the cache alone (its peak need
-blocks_for(prompt_len + max_tokens - 1) <= num_blocks), which RULES.md requires of
+blocks_for(prompt_len + max_tokens - 1) <= num_blocks), which docs/rules.md requires of
 every conformance workload; the filter lives here and nowhere else.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from hypothesis import event
 from hypothesis import strategies as st
 
+from conformance.workloads import scale
 from spec.model import Config
 from spec.rules import peak_blocks
 from spec.trace import Request, Workload, make_workload
@@ -103,3 +104,16 @@ def edge_workloads(draw: st.DrawFn, max_requests: int = 4) -> Workload:
             eos_at[r.seq_id] = positions | ({0} if case == "eos-first-token" and r is requests[0] else set())
     config = Config(peak + extra, block_size, max_num_seqs, budget, eos)
     return make_workload(config, requests, eos_at=eos_at, tags=(case,))
+
+
+@st.composite
+def scale_workloads(draw: st.DrawFn, families: tuple[str, ...] = tuple(scale.FAMILIES)) -> Workload:
+    """Draw a scale-family workload (conformance/workloads/scale.py): only the family and the seed are drawn.
+
+    Big workloads are built from a seed rather than drawn field by field, so the frozen
+    corpus and this strategy share one definition and Hypothesis never shrinks a workload
+    of hundreds of requests (the suite's own shrinker does, on the failing one alone).
+    """
+    family = draw(st.sampled_from(families))
+    event(f"scale family: {family}")
+    return scale.build(family, draw(st.integers(0, 2**32 - 1)))

@@ -45,3 +45,17 @@ def test_adapter_file_without_open_target_is_a_load_error(tmp_path):
     p.write_text("X = 1\n")
     with pytest.raises(LoadError, match="open_target"):
         load_target("spec", str(p))
+
+
+def test_the_canonical_adapter_keeps_every_returned_value_with_a_copy_from_return_time():
+    made = []
+    factory = load_target("conformance/mutants/reference_scheduler.py")
+    run_workload(case_named("example1").workload, lambda c, s: made.append(factory(c, s)) or made[-1])
+    [sut] = made
+    assert [(r.step, r.call) for r in sut.returned] == [(1, "schedule"), (1, "update"), (2, "schedule"),
+                                                        (2, "update"), (3, "schedule"), (3, "update")]
+    first = sut.returned[0]
+    assert first.copy == [("a1", 6), ("a2", 2)] and first.value == dict(first.copy)
+    [(seq, fields)] = sut.returned[3].fields  # a3 finished at step 2: the object itself and its fields then
+    assert seq is sut.seqs["a3"] and fields == {"num_computed": 3, "num_blocks": 0, "status": "FINISHED",
+                                                "output": [300]}

@@ -27,12 +27,15 @@ def test_check_exit_codes_and_byte_identical_json(tmp_path, capsys):
     assert main(["check", BUGGY, "--quiet", "--json", str(a), "--trace-dir", str(tmp_path / "t")]) == 1
     out = capsys.readouterr().out
     assert "FAIL  differential: step 2" in out and "[P2.stop]" in out and ">>" in out
+    assert "diagnosis: behaves like preempt_clears_output" in out and "causes: 1" in out
     assert main(["check", BUGGY, "--quiet", "--json", str(b)]) == 1
     assert a.read_bytes() == b.read_bytes()
     text = a.read_text()
     assert str(Path.cwd()) not in text and "seconds" not in text
     report = json.loads(text)
     assert report["verdict"] == "FAIL" and report["checks"]["differential"]["counterexample"]["rule"] == "P2.stop"
+    assert report["diagnosis"]["matches"] == ["preempt_clears_output"]
+    assert report["checks"]["equivalence"]["counterexample"]["rule"] == "OUT"
 
 
 def test_unloadable_submission_exits_2(tmp_path, capsys):

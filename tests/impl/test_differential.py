@@ -1,11 +1,13 @@
-"""impl against the spec, call by call, on random feasible workloads (>= 2,000 in the default run)."""
+"""impl against the spec, call by call, on random feasible workloads (>= 2,000 in the default run) and scale ones."""
 
 from collections import Counter
 
 from hypothesis import given, settings
 
 import impl.scheduler
-from conformance.workloads.generators import feasible_workloads
+from conformance.workloads import scale
+from conformance.workloads.corpus import family_names, load_corpus
+from conformance.workloads.generators import feasible_workloads, scale_workloads
 from spec.model import Config
 from spec.trace import Request, make_workload, run_workload
 from tests.impl.lockstep import lockstep
@@ -60,3 +62,26 @@ def test_two_victims_in_one_step_match_the_spec():
     problem, features = lockstep(workload, impl.scheduler)
     assert problem is None, problem
     assert "two preemptions in one step" in features
+
+
+def test_impl_matches_spec_on_scale_families():
+    """Big numbers, crowds, long runs and thrash: impl may stand in for the spec there only if they agree."""
+    seen: Counter[str] = Counter()
+
+    @settings(max_examples=12, derandomize=True, database=None, deadline=None)
+    @given(scale_workloads())
+    def check(workload):
+        problem, _ = lockstep(workload, impl.scheduler)
+        assert problem is None, problem
+        seen.update(workload.tags)
+
+    check()
+    assert set(seen) == set(scale.FAMILIES), seen
+
+
+def test_impl_matches_spec_on_every_frozen_scale_vector():
+    vectors, _ = load_corpus(families=[f for f in family_names() if f.startswith("scale-")])
+    assert len(vectors) >= 20
+    for v in vectors:
+        problem, _ = lockstep(v.workload, impl.scheduler)
+        assert problem is None, (v.vector_id, problem)

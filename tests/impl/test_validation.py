@@ -1,4 +1,4 @@
-"""impl rejects bad input with the spec's error class names and messages (RULES.md, Settled here)."""
+"""impl rejects bad input with the spec's error class names and messages (docs/rules.md, Settled here)."""
 
 import pytest
 

@@ -2,7 +2,8 @@
 
 Each mutant's findings (check -> rule id and counterexample size) are pinned in
 expected/<name>.json by ``python -m tests.mutants.pin``; a change in what the suite
-finds shows up here as a diff.
+finds shows up here as a diff. Every run leaves the corpus's `counterexamples` family
+out (pin.HONEST): the suite must find each bug without replaying its pinned counterexample.
 """
 
 import json
@@ -12,6 +13,7 @@ import pytest
 
 from conformance.catalog import CATALOG
 from conformance.suite import run
+from tests.mutants.pin import HONEST
 
 HERE = Path(__file__).parent
 MUTANTS = Path(__file__).resolve().parents[2] / "conformance" / "mutants"
@@ -39,17 +41,20 @@ def test_the_reference_the_mutants_derive_from_is_conformant():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_quick_profile_catches_mutant_with_the_pinned_findings(name):
-    report = run(f"conformance/mutants/{name}.py", "quick")
+    report = run(f"conformance/mutants/{name}.py", "quick", families=HONEST)
+    assert all(not cx.source.startswith("corpus/counterexamples/") for cx in report.counterexamples)
     got = findings(report)
     assert report.verdict == "FAIL"
     assert got == expected(name)["white_box"]
     for size in got.values():
-        assert size["requests"] <= 4 and size["steps"] <= 8, (name, size)
+        assert size["requests"] <= 4, (name, size)
+        # livelocks need a few rounds; a hang on a prompt near 2**53 cannot shrink below the step cap
+        assert size["steps"] <= 30 or size["rule"] == "H.timeout", (name, size)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_black_box_checks_alone_catch_mutant(name):
-    report = run(f"conformance/mutants/{name}.py", "quick", white_box=False)
+    report = run(f"conformance/mutants/{name}.py", "quick", white_box=False, families=HONEST)
     assert report.verdict == "FAIL"
     assert findings(report) == expected(name)["black_box"]

@@ -1,0 +1,274 @@
+"""Differential diagnosis: which catalog bugs are consistent with ALL of a submission's findings.
+
+A bug is consistent when its mutant (conformance/mutants/<name>.py) reproduces every
+counterexample: the same check fails on the same workload with the same rule, first
+divergent step, call and observed value. When several bugs fit, workloads from the
+corpus and the exhaustive scope are searched for one on which their mutants behave
+differently (black box); the submission is run on it and only the bugs that behave
+like it are kept. When none fits, the answer is "no known bug matches", never the
+nearest one. Findings are grouped by cause: findings reproduced by a common bug, or
+shrunk to the same workload, are one cause.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from conformance.adapters import Factory, canonical_factory, load_module
+from conformance.catalog import CATALOG
+from conformance.checks import probes
+from conformance.checks.checkers import Finding
+from conformance.checks.workload import check_workload
+from conformance.drivers import run_workload
+from spec.golden import case_named
+from spec.trace import Workload, liveness_bound, workload_to_json
+
+MUTANTS_DIR = Path(__file__).resolve().parent.parent / "mutants"
+FEATURES_SHOWN = 6  # feature names printed per cause (all are in the JSON)
+SEARCH_LIMIT = 400  # workloads tried per round when telling candidates apart
+Reproduce = Callable[[Factory, "Evidence"], Finding | None]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One counterexample finding to reproduce: its check, workload and where it came from."""
+
+    check: str
+    workload: Workload
+    finding: Finding
+    source: str = ""  # golden/<case> for golden findings
+
+
+@lru_cache(maxsize=64)
+def mutant_factory(name: str) -> Factory | None:
+    """The canonical factory of a catalog mutant, or None when it is not shipped."""
+    path = MUTANTS_DIR / f"{name}.py"
+    return canonical_factory(load_module(str(path))) if path.is_file() else None
+
+
+def signature(f: Finding | None) -> tuple[Any, ...] | None:
+    """What must match for a mutant to reproduce a finding: rule, first divergent step, call, observed value."""
+    return None if f is None else (f.check, f.rule, f.step, f.call, repr(f.actual))
+
+
+def reproduce(factory: Factory, ev: Evidence, white_box: bool = True) -> Finding | None:
+    """The finding of `ev.check` on `ev.workload` for `factory` (as the suite computes it), or None."""
+    if ev.check == "golden":
+        found = probes.golden(case_named(ev.source.removeprefix("golden/")), factory, white_box)
+        return found[0] if found else None
+    if ev.check == "stateful":
+        got = check_workload(ev.workload, factory, white_box, only=("differential", "invariants", "hygiene"),
+                             extra_probes=False)
+        first = next((f for f in got.values() if f is not None), None)
+        return None if first is None else Finding("stateful", first.rule, first.step, first.call, first.message,
+                                                  first.expected, first.actual, first.explanation)
+    return check_workload(ev.workload, factory, white_box, only=(ev.check,)).get(ev.check)
+
+
+def reproducing_bugs(ev: Evidence, rerun: Reproduce) -> tuple[str, ...]:
+    """The catalog bugs whose mutant reproduces this one finding exactly."""
+    want = signature(ev.finding)
+    out = []
+    for bug in CATALOG:
+        factory = mutant_factory(bug.name)
+        if factory is not None and signature(rerun(factory, ev)) == want:
+            out.append(bug.name)
+    return tuple(out)
+
+
+def black_box(w: Workload, observed: dict[str, Any]) -> tuple[Any, ...]:
+    """What a black-box observer sees of a run: every call's result, the sample calls, how it ended, the outputs."""
+    steps = tuple((repr(s.get("schedule")), repr([p[:2] for p in s.get("sampled", [])]), repr(s.get("finished")))
+                  for s in observed["steps"][:liveness_bound(w.requests)] if "finished" in s)
+    return steps + ((observed["stop"], repr(observed.get("outputs")) if observed["stop"] == "done" else None),)
+
+
+@dataclass
+class Cause:
+    """Findings with one cause: the bugs that explain them all (maybe none), and what they touch."""
+
+    bugs: tuple[str, ...]
+    findings: list[Evidence]
+    features: set[str] = field(default_factory=set)
+
+    def line(self) -> str:
+        checks = ", ".join(f"{e.check} [{e.finding.rule}]" for e in self.findings)
+        name = " or ".join(self.bugs) if self.bugs else "no known bug matches"
+        shown = sorted(self.features)[:FEATURES_SHOWN]
+        more = ", ..." if len(self.features) > FEATURES_SHOWN else ""
+        feats = f": {', '.join(shown)}{more}" if self.features else ""
+        return (f"{name}: {checks} ({len(self.findings)} check{'s' * (len(self.findings) != 1)}, "
+                f"{len(self.features)} feature{'s' * (len(self.features) != 1)}{feats})")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bugs": list(self.bugs), "checks": [e.check for e in self.findings],
+                "rules": [e.finding.rule for e in self.findings], "features": sorted(self.features)}
+
+
+@dataclass
+class Diagnosis:
+    """The catalog bugs consistent with every finding, how they were told apart, and the causes."""
+
+    consistent: tuple[str, ...]  # before telling apart
+    kept: tuple[str, ...]  # after telling apart
+    separations: list[dict[str, Any]]  # per distinguishing workload: workload, kept, dropped
+    causes: list[Cause]
+    searched: int = 0  # workloads tried while telling candidates apart
+
+    def lines(self) -> list[str]:
+        from conformance.catalog import BY_NAME
+
+        if not self.kept:
+            head = ["diagnosis: no known bug matches all findings"]
+        elif len(self.kept) == 1:
+            bug = BY_NAME[self.kept[0]]
+            head = [f"diagnosis: behaves like {bug.name}: {bug.symptom}", f"  hint: {bug.hint}"]
+        else:
+            head = [f"diagnosis: {len(self.kept)} known bugs fit every finding and no searched workload "
+                    f"({self.searched}) tells them apart: {', '.join(self.kept)}"]
+        for s in self.separations:
+            w = s["workload"]
+            head.append(f"  told apart {', '.join(s['among'])} with a workload of {len(w['requests'])} "
+                        f"requests ({s['source']}): kept {', '.join(s['kept']) or 'none'}")
+        head.append(f"causes: {len(self.causes)}")
+        head += [f"  {i}. {c.line()}" for i, c in enumerate(self.causes, start=1)]
+        return head
+
+    def to_json(self) -> dict[str, Any]:
+        return {"consistent": list(self.consistent), "matches": list(self.kept), "searched": self.searched,
+                "separations": self.separations, "causes": [c.to_json() for c in self.causes],
+                "lines": self.lines()}
+
+
+def group_causes(evidence: list[Evidence], bugs_of: list[tuple[str, ...]]) -> list[Cause]:
+    """Group findings: ones sharing a reproducing bug are one cause; so are unexplained ones with the same
+    shrunk workload, or the same rule at the same first step."""
+    causes: list[tuple[set[str], set[str], list[Evidence]]] = []
+    for ev, bugs in zip(evidence, bugs_of, strict=True):
+        shape = workload_to_json(ev.workload)
+        keys = {repr((shape["requests"], shape["config"])), repr((ev.finding.rule, ev.finding.step))}
+        joined = [c for c in causes if (set(bugs) & c[0]) or (not bugs and not c[0] and keys & c[1])]
+        merged: tuple[set[str], set[str], list[Evidence]] = (set(bugs), keys, [ev])
+        for c in joined:
+            causes.remove(c)
+            common = merged[0] & c[0] if merged[0] and c[0] else merged[0] | c[0]
+            merged = (common, merged[1] | c[1], c[2] + merged[2])
+        causes.append(merged)
+    order = {id(e): i for i, e in enumerate(evidence)}
+    out = [Cause(tuple(b.name for b in CATALOG if b.name in bugs), sorted(evs, key=lambda e: order[id(e)]))
+           for bugs, _, evs in causes]
+    return sorted(out, key=lambda c: order[id(c.findings[0])])
+
+
+def tell_apart(candidates: tuple[str, ...], submission: Factory, workloads: Iterable[tuple[str, Workload]],
+               limit: int = SEARCH_LIMIT) -> tuple[tuple[str, ...], list[dict[str, Any]], int]:
+    """Search workloads on which the candidates' mutants differ; keep those that behave like the submission."""
+    kept, separations, searched = candidates, [], 0
+    for source, w in islice(workloads, limit):
+        if len(kept) < 2:
+            break
+        searched += 1
+        seen = {name: black_box(w, run_workload(w, _factory(name), white_box=False)) for name in kept}
+        if len(set(seen.values())) < 2:
+            continue
+        mine = black_box(w, run_workload(w, submission, white_box=False))
+        now = tuple(name for name in kept if seen[name] == mine)
+        separations.append({"workload": workload_to_json(w), "source": source, "among": list(kept),
+                            "kept": list(now), "dropped": [n for n in kept if n not in now]})
+        kept = now
+    return kept, separations, searched
+
+
+def _factory(name: str) -> Factory:
+    factory = mutant_factory(name)
+    assert factory is not None, f"mutant {name} vanished"
+    return factory
+
+
+def search_space() -> Iterator[tuple[str, Workload]]:
+    """Workloads to tell candidates apart: the frozen corpus, then the small exhaustive scope."""
+    from conformance.workloads.corpus import load_corpus
+    from conformance.workloads.exhaustive import SMALL, small_scope
+
+    vectors, _ = load_corpus()
+    for v in vectors:
+        yield f"corpus/{v.vector_id}", v.workload
+    for w in small_scope(SMALL):
+        yield "exhaustive", w
+
+
+def workload_features(w: Workload) -> tuple[str, ...]:
+    """The feature tags a counterexample exercises (as the corpus's feature matrix names them)."""
+    from conformance.workloads.corpus import features
+
+    return features(w)
+
+
+def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reproduce,
+             features: dict[str, set[str]] | None = None) -> Diagnosis:
+    """Diagnose a set of findings; with the submission's factory, tell several candidates apart."""
+    bugs_of = [reproducing_bugs(ev, rerun) for ev in evidence]
+    consistent = tuple(b.name for b in CATALOG if all(b.name in bugs for bugs in bugs_of)) if evidence else ()
+    separations: list[dict[str, Any]] = []
+    kept, searched = consistent, 0
+    if len(consistent) > 1 and submission is not None:
+        kept, separations, searched = tell_apart(consistent, submission, search_space())
+    causes = group_causes(evidence, bugs_of)
+    for c in causes:
+        if len(kept) >= 1 and set(kept) <= set(c.bugs):
+            c.bugs = kept
+        elif len(c.bugs) > 1 and submission is not None:  # one cause of several: tell its candidates apart
+            narrowed, more, n = tell_apart(c.bugs, submission, search_space())
+            c.bugs = narrowed or c.bugs  # the other causes may hide it on every separating workload
+            separations += more
+            searched += n
+        for ev in c.findings:
+            c.features |= (features or {}).get(ev.check, set()) | set(workload_features(ev.workload))
+    return Diagnosis(consistent, kept, separations, causes, searched)
+
+
+def diagnose_report(report: Any, factory: Factory, features: dict[str, set[str]] | None = None) -> Diagnosis:
+    """The diagnosis of a conformance report's counterexamples (see conformance.suite.run)."""
+    evidence = [Evidence(cx.check, cx.workload, cx.finding, cx.source) for cx in report.counterexamples]
+    white_box = bool(report.white_box)
+    return diagnose(evidence, factory, lambda f, ev: reproduce(f, ev, white_box), features)
+
+
+def diagnosis_lines(diagnosis: dict[str, Any]) -> list[str]:
+    """The terminal lines of a report's diagnosis (the same lines the JSON report carries)."""
+    lines: list[str] = diagnosis["lines"]
+    return lines
+
+
+def history_prelude(target: str, adapter: str | None, cx: Any,
+                    white_box: bool) -> tuple[list[dict[str, Any]] | None, str | None]:
+    """The history a counterexample needs to reproduce as `schedcheck replay` runs it, and a note if unknown.
+
+    H.instances findings carry their second instance. Any other finding is rerun on a
+    newly executed copy of the target file (fresh module state, after the white-box
+    probe as replay does); if it does not reproduce there, one earlier run of the same
+    workload is tried as a prelude.
+    """
+    from conformance.adapters import load_target
+    from conformance.checks.history import other_workload, prelude_json, run_prelude
+    from conformance.checks.workload import probe_white_box
+
+    if cx.finding.rule == "H.instances":
+        return prelude_json("interleaved", [other_workload(cx.workload)]), None
+    if adapter is not None or not target.endswith(".py"):
+        return None, None  # not reloadable in-process: modules and adapters keep their state
+    ev = Evidence(cx.check, cx.workload, cx.finding, cx.source)
+    want = signature(cx.finding)
+    for prelude in ([], [cx.workload]):
+        fresh = load_target(target)
+        probe_white_box(fresh)
+        run_prelude(prelude, fresh)
+        if signature(reproduce(fresh, ev, white_box)) == want:
+            return (prelude_json("before", prelude) if prelude else None), None
+    return None, (f"{cx.check}: the counterexample depends on earlier runs in this process and did not reproduce "
+                  "on a freshly loaded copy of the submission; replay in a new process may pass")

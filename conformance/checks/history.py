@@ -1,0 +1,233 @@
+"""Probes of what outlives a call: retained return values, two instances with different configs, process history.
+
+- ``judge_retained``: every dict schedule() returned, every list update() returned and
+  every Sequence object is kept until the end of the run and re-checked: a value that
+  changed after it was returned (H.retained), one object returned by two calls, or a
+  Sequence object replaced by another (H.aliased).
+- ``instances``: a second instance whose config differs in every field runs beside the
+  first, interleaved call by call (same request ids); each must do what it does on a
+  single instance (H.instances). The second workload is the counterexample's "prelude".
+- ``prelude_json`` / ``run_prelude``: a finding that needs earlier instances in the
+  process carries them in its trace, and replay runs them first in a fresh process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from conformance.adapters import Factory, SchedulerUnderTest, seq_fields
+from conformance.checks.checkers import Finding
+from conformance.checks.probes import first_difference
+from conformance.drivers import RUN_SECONDS as DRIVER_SECONDS
+from conformance.drivers import CallTimeout, Recorder, run_workload, time_limit
+from spec.model import Config
+from spec.rules import peak_blocks
+from spec.trace import Workload, liveness_bound, make_workload, workload_from_json, workload_to_json
+
+OTHER_BASE = 5000  # the second instance's tokens: base + this, so mixed-up sequences show in the outputs
+RUN_SECONDS = 2 * DRIVER_SECONDS  # two instances share one limit
+
+
+def judge_retained(sut: object) -> Finding | None:
+    """Re-check every value the submission returned, at the end of the run (H.retained, H.aliased)."""
+    returned = getattr(sut, "returned", None)
+    if not isinstance(returned, list):
+        return None  # an adapter that keeps no returned values (custom or wire): nothing to re-check
+    added: dict[str, Any] = getattr(sut, "seqs", {})
+    first: dict[int, tuple[int, str]] = {}
+    for r in returned:
+        where = f"step {r.step}: the {'dict' if r.call == 'schedule' else 'list'} {r.call}() returned"
+        if isinstance(r.value, (dict, list)):
+            if id(r.value) in first:
+                k, call = first[id(r.value)]
+                return _finding("H.aliased", r.step, r.call, f"{where} is the same object as step {k}'s {call}() "
+                                "result; return a new one each call (the caller may keep the old one)")
+            first[id(r.value)] = (r.step, r.call)
+            now = list(r.value.items()) if isinstance(r.value, dict) else list(r.value)
+            if now != r.copy:
+                return _finding("H.retained", r.step, r.call, f"{where} was {_show(r.copy)} then, but "
+                                f"{_show(now)} at the end of the run; never change a value after returning it",
+                                _show(r.copy), _show(now))
+        for seq, then in r.fields:
+            seq_id = getattr(seq, "seq_id", None)
+            if seq_id in added and added[seq_id] is not seq:
+                return _finding("H.aliased", r.step, r.call, f"step {r.step}: update() returned a Sequence "
+                                f"{seq_id!r} that is not the object passed to add(); keep and return the caller's "
+                                "objects")
+            later = seq_fields(seq)
+            if later != then:
+                name = next(k for k in then if then[k] != later[k])
+                return _finding("H.retained", r.step, r.call, f"step {r.step}: update() returned {seq_id} finished "
+                                f"with {name}={then[name]}, but at the end of the run it is {later[name]}; a "
+                                "finished sequence keeps its fields", then[name], later[name])
+    return None
+
+
+def _show(value: object) -> Any:
+    return [list(p) if isinstance(p, tuple) else getattr(p, "seq_id", repr(p)) for p in value] \
+        if isinstance(value, list) else repr(value)
+
+
+def _finding(rule: str, step: int, call: str, message: str, expected: Any = None, actual: Any = None) -> Finding:
+    return Finding("hygiene", rule, step, call, message, expected, actual)
+
+
+# --- two instances, different configs --------------------------------------------------
+
+
+def other_workload(w: Workload) -> Workload:
+    """The second instance's workload: the same requests and ids under a config that differs in every field."""
+    c = w.config
+    block_size = c.block_size + 1
+    probe = Config(1, block_size, c.max_num_seqs + 1, c.max_num_batched_tokens + 1, c.eos)
+    peak = max(peak_blocks(probe, r.prompt_len, r.max_tokens) for r in w.requests)
+    num_blocks = peak if peak != c.num_blocks else peak + 1  # tight, so a borrowed block_size shows
+    config = Config(num_blocks, block_size, c.max_num_seqs + 1, c.max_num_batched_tokens + 1, c.eos)
+    base = {k: b + OTHER_BASE for k, b in w.sample.base}
+    return make_workload(config, w.requests, base, dict(w.sample.eos_at), w.name, w.tags)
+
+
+class _Lane:
+    """One instance of an interleaved run, recording an observed trace in the driver's format."""
+
+    def __init__(self, w: Workload, factory: Factory, cap: int) -> None:
+        self.w = w
+        self.bound = min(liveness_bound(w.requests), cap)  # computed once: it is O(requests)
+        self.sample = Recorder(w)
+        self.pending = sorted(w.requests, key=lambda r: r.arrival)
+        self.ids = {r.seq_id for r in w.requests}
+        self.done: set[str] = set()
+        self.steps: list[dict[str, Any]] = []
+        self.obs: dict[str, Any] = {"workload": workload_to_json(w), "white_box": False, "note": None,
+                                    "steps": self.steps, "outputs": None, "stop": "done", "error": None,
+                                    "white_box_error": None}
+        self.call = "create"
+        self.sut: SchedulerUnderTest = self.guard(lambda: factory(w.config, self.sample), 0)
+
+    def live(self, step: int) -> bool:
+        return self.obs["error"] is None and step <= self.bound and \
+            bool(self.pending or not self.ids <= self.done)
+
+    def guard(self, fn: Callable[[], Any], step: int) -> Any:
+        try:
+            return fn()
+        except Exception as e:  # the submission raised: recorded, as the driver does
+            self.obs["stop"] = "error"
+            self.obs["error"] = {"step": step, "call": self.call, "kind": type(e).__name__, "message": str(e)}
+            return None
+
+    def schedule(self, step: int) -> None:
+        record: dict[str, Any] = {"step": step, "added": []}
+        self.steps.append(record)
+        while self.pending and self.pending[0].arrival <= step:
+            r = self.pending.pop(0)
+            self.call = f"add({r.seq_id!r})"
+            self.guard(partial(self.sut.add, r.seq_id, r.prompt_len, r.max_tokens), step)
+            record["added"].append(r.seq_id)
+        self.call = "schedule"
+        got = self.guard(self.sut.schedule, step)
+        record["schedule"] = [[k, v] for k, v in got.items()] if isinstance(got, dict) else None
+
+    def update(self, step: int) -> None:
+        self.call = "update"
+        first = len(self.sample.calls)
+        got = self.guard(self.sut.update, step)
+        self.steps[-1]["sampled"] = self.sample.calls[first:]
+        if isinstance(got, list):
+            self.steps[-1]["finished"] = list(got)
+            self.done.update(got)
+
+    def finish(self) -> dict[str, Any]:
+        if self.obs["error"] is None and (self.pending or not self.ids <= self.done):
+            self.obs["stop"] = "bound"
+        if self.obs["error"] is None:
+            self.obs["outputs"] = self.guard(self.sut.outputs, len(self.steps))
+        return self.obs
+
+
+def interleave(workloads: list[Workload], factory: Factory, cap: int) -> list[dict[str, Any]]:
+    """Run instances call by call (created last to first; the first's calls come first each step), at most
+    `cap` steps each; their observed traces, in the order of `workloads`."""
+    lanes = [_Lane(w, factory, cap) for w in reversed(workloads)][::-1]
+    step = 0
+    try:
+        with time_limit(RUN_SECONDS):
+            while any(lane.live(step + 1) for lane in lanes):
+                step += 1
+                for lane in lanes:
+                    if lane.live(step):
+                        lane.schedule(step)
+                for lane in lanes:
+                    if lane.obs["error"] is None and lane.steps and lane.steps[-1]["step"] == step:
+                        lane.update(step)
+    except CallTimeout as e:
+        lanes[0].obs["stop"] = "error"
+        lanes[0].obs["error"] = {"step": step, "call": lanes[0].call, "kind": "CallTimeout", "message": str(e)}
+    return [lane.finish() for lane in lanes]
+
+
+def instances(workload: Workload, factory: Factory, other: Workload | None = None,
+              plain: dict[str, Any] | None = None) -> list[Finding]:
+    """Two instances with different configs, interleaved; each must do what it does alone (H.instances).
+
+    Each lane is compared with a run of its workload on a single instance, so the
+    submission's own bugs stay the other checks' findings; with `plain`, this
+    workload's single-instance run is reused. A workload this submission does not
+    finish alone is skipped, and both lanes stop after a few times its steps.
+    """
+    other = other if other is not None else other_workload(workload)
+    alone_a = plain if plain is not None else run_workload(workload, factory, white_box=False)
+    if alone_a["stop"] != "done":
+        return []  # already a liveness or hygiene finding; two instances would only run longer
+    cap = 4 * len(alone_a["steps"]) + 16
+    obs_a, obs_b = interleave([workload, other], factory, cap)
+    [alone_b] = interleave([other], factory, cap)
+    if any(_timed_out(o) for o in (obs_a, obs_b, alone_b)):
+        return []  # out of time: inconclusive (a hang alone is H.timeout's finding)
+    for name, obs, alone in (("this", obs_a, alone_a), ("the second", obs_b, alone_b)):
+        diff = first_difference(alone, obs)
+        if diff is not None:
+            step, call, want, got = diff
+            c = other.config
+            return [Finding("hygiene", "H.instances", step, call,
+                            f"step {step}: with a second instance (num_blocks={c.num_blocks}, block_size="
+                            f"{c.block_size}, max_num_seqs={c.max_num_seqs}, max_num_batched_tokens="
+                            f"{c.max_num_batched_tokens}) interleaved call by call, {name} instance's {call}() "
+                            f"changed (from {want} to {got}); keep all state in instance fields, not class "
+                            "attributes or module globals", want, got)]
+    return []
+
+
+def _timed_out(observed: dict[str, Any]) -> bool:
+    return observed["error"] is not None and observed["error"]["kind"] == "CallTimeout"
+
+
+# --- process history --------------------------------------------------------------------
+
+Prelude = list[dict[str, Any]]  # [{"mode": "before" | "interleaved", "workload": workload JSON}]
+
+
+def prelude_json(mode: str, workloads: list[Workload]) -> Prelude:
+    """The history a finding needs, in the trace's JSON form."""
+    return [{"mode": mode, "workload": workload_to_json(w)} for w in workloads]
+
+
+def parse_prelude(obj: object) -> tuple[list[Workload], Workload | None]:
+    """The workloads to run before (each to completion) and the one to interleave with, from a trace's prelude."""
+    before: list[Workload] = []
+    beside: Workload | None = None
+    for item in obj if isinstance(obj, list) else []:
+        w = workload_from_json(item["workload"])
+        if item.get("mode") == "interleaved":
+            beside = w
+        else:
+            before.append(w)
+    return before, beside
+
+
+def run_prelude(before: list[Workload], factory: Factory) -> None:
+    """Run earlier instances to completion (their findings are not the point: the state they leave is)."""
+    for w in before:
+        run_workload(w, factory, white_box=False)

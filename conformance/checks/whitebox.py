@@ -1,0 +1,150 @@
+"""White box: I1..I6 on the submission's own state after every call, then every observable field against the spec.
+
+After each call the snapshot is first judged by the invariants (a violation is named
+by the most specific invariant, see PRECEDENCE); when none is violated and the
+batches so far equal the spec's, every field the snapshot exposes (the queues in
+order, blocks_used, num_preemptions, and each sequence's num_computed, num_tokens,
+num_blocks, status and output, finished sequences included) is compared with the
+spec's state after the same call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.checks.checkers import Finding, expected_trace
+from spec.invariants import Violation, check_all_finished, check_step
+from spec.model import Config, Seq, State, Status
+from spec.trace import Workload, snapshot_to_json
+
+# When several invariants break at one call, the first matching row names the finding.
+# (invariant, kind): kind "" matches any violation of that invariant.
+PRECEDENCE: tuple[tuple[str, str], ...] = (
+    ("I6", "status"),  # status contradicts the queue: I4/I5/I1 infer "preempted"/"finished" from status
+    ("I6", "queue"),  # a sequence in two queues: every per-queue count after it is a consequence
+    ("I4", ""),  # output lost: the cause, while I3/I1 report its arithmetic echoes
+    ("I5", ""),
+    ("I1", ""),
+    ("I2", ""),
+    ("I6", ""),  # max_num_seqs exceeded
+    ("I3", ""),
+)
+STATUSES = {s.name for s in Status}
+FIELD_RULES = {"waiting": "I5", "running": "I6", "finished": "U.finish", "blocks_used": "I1",
+               "num_preemptions": "P1.preempt", "num_computed": "I3", "num_tokens": "I3", "num_blocks": "I1",
+               "status": "I6"}  # the rule a differing field belongs to (output: I4 if tokens were lost, else U.sample)
+
+
+def kind(v: Violation) -> str:
+    """The PRECEDENCE kind of a violation: 'status', 'queue' or ''."""
+    if v.invariant == "I6" and v.expected in STATUSES and v.actual in STATUSES:
+        return "status"
+    if v.invariant == "I6" and v.expected == "one queue":
+        return "queue"
+    return ""
+
+
+def rank(v: Violation) -> int:
+    """The row of PRECEDENCE that names `v` (smaller is more specific)."""
+    return next((i for i, (inv, k) in enumerate(PRECEDENCE) if inv == v.invariant and k in ("", kind(v))),
+                len(PRECEDENCE))
+
+
+def most_specific(violations: list[Violation]) -> Violation:
+    """The violation that names the finding: the first by PRECEDENCE, ties in check order."""
+    return min(violations, key=rank)
+
+
+def to_state(config: Config, requests: dict[str, tuple[int, int]], snap: dict[str, Any],
+             pending: list[list[Any]] | None = None) -> State:
+    """Rebuild a spec State from a snapshot, so the spec's invariant checks can judge it."""
+    def seq(seq_id: str) -> Seq:
+        q = snap["seqs"][seq_id]
+        prompt_len, max_tokens = requests[seq_id]
+        return Seq(seq_id, prompt_len, max_tokens, tuple(q["output"]), q["num_computed"], q["num_blocks"],
+                   Status[q["status"]])
+    queues = {name: tuple(seq(i) for i in snap[name]) for name in ("waiting", "running", "finished")}
+    batch = tuple((s, n) for s, n in pending) if pending is not None else None
+    return State(config, queues["waiting"], queues["running"], queues["finished"], snap["blocks_used"],
+                 snap["num_preemptions"], batch)
+
+
+def field_mismatch(got: dict[str, Any], want: dict[str, Any]) -> tuple[str, str, Any, Any] | None:
+    """The first observable field where a snapshot differs from the spec's: (rule, name, spec, submission)."""
+    for name in ("blocks_used", "num_preemptions", "running", "waiting", "finished"):
+        if got[name] != want[name]:
+            return FIELD_RULES[name], name, want[name], got[name]
+    for seq_id in sorted(want["seqs"]):
+        mine, spec = got["seqs"].get(seq_id), want["seqs"][seq_id]
+        if mine is None:
+            return "I6", f"{seq_id}", "present", None
+        for name in ("status", "num_computed", "num_tokens", "num_blocks", "output"):
+            if mine[name] != spec[name]:
+                lost = name == "output" and mine[name] != spec[name][:len(mine[name])]
+                rule = ("I4" if lost else "U.sample") if name == "output" else FIELD_RULES[name]
+                return rule, f"{seq_id}.{name}", spec[name], mine[name]
+    return None
+
+
+def _spec_finding(k: int, call: str, got: dict[str, Any], want: State) -> Finding | None:
+    diff = field_mismatch(got, snapshot_to_json(want))
+    if diff is None:
+        return None
+    rule, name, spec, mine = diff
+    return Finding("invariants", rule, k, call, f"after step {k} {call}(): {name} is {mine}, the spec's is {spec} "
+                   "after the same batches", spec, mine)
+
+
+def invariants(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
+    """Judge the submission's own state after every call; the first violation or difference from the spec."""
+    bad = observed.get("white_box_error")
+    if bad is not None:
+        return [Finding("invariants", "I6", bad["step"], bad["call"], f"after step {bad['step']} {bad['call']}(): "
+                        f"{bad['message']}; every queue holds Sequence objects")]
+    try:
+        return _judge(workload, observed)
+    except (KeyError, TypeError, ValueError) as e:
+        return [Finding("invariants", "I6", 0, "snapshot", f"the white-box state is inconsistent: {e!r}")]
+
+
+def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
+    requests = {r.seq_id: (r.prompt_len, r.max_tokens) for r in workload.requests}
+    config = workload.config
+    before = State(config)
+    spec_steps = expected_trace(workload).steps
+    same_so_far = True
+    for got in observed["steps"]:
+        k = got["step"]
+        arrivals = tuple(Seq(i, *requests[i]) for i in got["added"])
+        before = State(config, before.waiting + arrivals, before.running, before.finished, before.blocks_used,
+                       before.num_preemptions)
+        if got.get("after_schedule") is None or got.get("schedule") is None:
+            return []
+        batch = tuple((s, n) for s, n in got["schedule"])
+        spec = spec_steps[k - 1] if k <= len(spec_steps) else None
+        same_so_far = same_so_far and spec is not None and list(spec.batch) == list(batch)
+        for call, key in (("schedule", "after_schedule"), ("update", "after_update")):
+            snap = got.get(key)
+            if snap is None:
+                return []
+            after = to_state(config, requests, snap, got["schedule"] if call == "schedule" else None)
+            violations = check_step(before, batch, after) + (check_all_finished(after) if call == "update" else [])
+            if violations:
+                v = most_specific(violations)
+                return [Finding("invariants", v.invariant, k, call, f"after step {k} {call}(): {v.message}",
+                                _plain(v.expected), _plain(v.actual))]
+            for q in after.seqs():
+                if snap["seqs"][q.seq_id]["num_tokens"] != q.num_tokens:
+                    return [Finding("invariants", "I3", k, call, f"after step {k} {call}(): {q.seq_id}."
+                                    f"num_tokens is not prompt_len + len(output) = {q.num_tokens}")]
+            if same_so_far and spec is not None:
+                found = _spec_finding(k, call, snap, spec.after_schedule if call == "schedule" else spec.after_update)
+                if found is not None:
+                    return [found]
+            before = after
+    return []
+
+
+def _plain(x: object) -> Any:
+    return x if isinstance(x, (int, str, list, type(None))) else str(x)
+

@@ -1,0 +1,1 @@
+"""Self-check of the suite's detection power: style submissions, an AST mutator and a campaign runner."""
