@@ -1,19 +1,25 @@
 """Grade a folder of submissions: in parallel, resumable, shardable; the parent writes every file.
 
-Workers only compute Grade values (each one runs its submission in the sandbox);
-this process writes OUT/<entry>/results.json, report.md, junit.xml, grade.json and
-counterexample.json, then OUT/summary.csv and OUT/overview.md from what is on
-disk, so shards graded on different machines merge by copying folders together.
+Workers only compute Grade values (each one runs its submission in the sandbox, within one
+budget per submission); this process writes OUT/<entry>/results.json, report.md, junit.xml,
+grade.json and counterexample.json, then OUT/summary.csv and OUT/overview.md from what is on disk,
+so shards graded on different machines merge by copying folders together. Whatever goes wrong
+with one entry (its grading raises, its worker dies, its files cannot be written) is that entry's
+"grader error", recorded with the cause; the rest of the class is graded and the run says so.
 """
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import io
 import json
 import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -30,6 +36,8 @@ from conformance.grading.outputs import (
     summary_csv,
 )
 from conformance.grading.rubric import Rubric
+from conformance.sandbox.budget import submission_budget
+from conformance.viewer.dashboard import write_dashboard
 
 GradeOne = Callable[[Entry, Rubric], Grade]
 
@@ -51,10 +59,11 @@ def in_shard(entries: Iterable[Entry], shard: tuple[int, int]) -> list[Entry]:
     return [e for k, e in enumerate(sorted(entries, key=lambda e: e.name)) if k % n == i]
 
 
-def grade_to_json(g: Grade) -> dict[str, object]:
+def grade_to_json(g: Grade, problem: str = "") -> dict[str, object]:
     """The internal record of a grade, enough to rebuild the summary without regrading."""
     return {
         "format": "schedcheck/grade", "version": 1, "submission": g.submission,
+        "status": "refused" if problem else "graded", "cause": problem,
         "rubric_sha256": g.rubric.digest, "corpus": g.rubric.corpus, "isolation": g.isolation,
         "score": g.score, "diagnosis": list(g.diagnosis), "notes": list(g.notes),
         "exploration": list(g.exploration),
@@ -85,7 +94,7 @@ def load_grade(out: Path, name: str, rubric: Rubric) -> Grade | None:
         return None
 
 
-def write_grade(out: Path, g: Grade) -> None:
+def write_grade(out: Path, g: Grade, problem: str = "") -> None:
     """Write one submission's files; grade.json last, so a half-written folder is regraded on resume."""
     d = out / g.submission
     d.mkdir(parents=True, exist_ok=True)
@@ -94,98 +103,217 @@ def write_grade(out: Path, g: Grade) -> None:
     (d / "junit.xml").write_text(junit_xml(g))
     if g.replay is not None:
         (d / "counterexample.json").write_text(dumps(g.replay))
-    (d / "grade.json").write_text(dumps(grade_to_json(g)))
+    (d / "grader_error.txt").unlink(missing_ok=True)
+    (d / "grade.json").write_text(dumps(grade_to_json(g, problem)))
+
+
+def read_status(d: Path) -> tuple[str, str]:
+    """(status, cause) of an entry folder: from grade.json, else its grader_error.txt."""
+    try:
+        obj = json.loads((d / "grade.json").read_text())
+        return str(obj.get("status", "graded")), str(obj.get("cause", ""))
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        lines = (d / "grader_error.txt").read_text(errors="replace").strip().splitlines()
+        return "grader error", (lines[-1] if lines else "the grader failed on this entry")[:500]
+    except OSError:
+        return "grader error", "no grade was written"
+
+
+def inert(cell: str) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading =, +, - or @ would make it a formula."""
+    return "'" + cell if cell[:1] in ("=", "+", "-", "@") else cell
 
 
 def write_summary(out: Path, rubric: Rubric) -> list[Grade]:
-    """Rebuild summary.csv and overview.md from every grade.json under `out` made with `rubric`."""
-    grades = [g for d in sorted(out.iterdir()) if d.is_dir() and (g := load_grade(out, d.name, rubric))]
-    (out / "summary.csv").write_text(summary_csv(grades))
-    (out / "overview.md").write_text(overview_md(grades))
+    """Rebuild summary.csv and overview.md from every entry folder under `out`, grader errors included.
+
+    summary.csv has a row per entry and a status column (graded, refused, grader error) with its cause;
+    an entry without a grade (a grader error) keeps its row with empty scores.
+    """
+    grades, failed = [], []
+    for d in sorted(p for p in out.iterdir() if p.is_dir() and not p.is_symlink()):
+        g = load_grade(out, d.name, rubric)
+        if g is not None:
+            grades.append(g)
+        elif (d / "grader_error.txt").is_file():
+            failed.append((d.name, read_status(d)[1]))
+    header = next(csv.reader(io.StringIO(summary_csv(grades[:1]), newline="")), None) if grades else None
+    header = header or ["submission", "score", "max_score", *[i.id for i in rubric.items], "diagnosis", "isolation"]
+    body: list[list[str]] = []
+    for g in grades:  # one grade at a time, so each row is matched to its own folder, whatever its name holds
+        row = list(csv.reader(io.StringIO(summary_csv([g]), newline="")))[1]
+        body.append([inert(row[0]), *row[1:], *map(inert, read_status(out / g.submission))])
+    body += [[inert(name), "", f"{rubric.total:g}", *[""] * (len(header) - 3), "grader error", inert(cause)]
+             for name, cause in failed]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([*header, "status", "cause"])
+    body.sort(key=lambda row: row[0])
+    writer.writerows(body)
+    (out / "summary.csv").write_text(buf.getvalue(), encoding="utf-8")
+    (out / "overview.md").write_text(overview_md(grades), encoding="utf-8")
+    write_dashboard(out, grades, failed)
     return grades
 
 
 @dataclass(frozen=True)
 class GraderFailed:
-    """grade_one raised: a bug in the grader, not the submission's fault; the entry is regraded next run."""
+    """Grading this entry failed (a grader bug, a dead worker, a full disk): never the class's failure."""
 
     submission: str
     error: str
 
 
+def budget_for(rubric: Rubric) -> tuple[float, float]:
+    """(CPU, wall) seconds for all sandboxed runs of one submission, scored or not.
+
+    With the default run_seconds (600): 60 s of CPU (and 100 restarts, see conformance.sandbox.budget),
+    where a correct submission needs a few seconds of CPU for the corpus and the exploration together;
+    300 s of wall time is only a safety net, since where it cuts depends on the machine's load.
+    """
+    return rubric.limits.run_seconds / 10, rubric.limits.run_seconds / 2
+
+
 @dataclass(frozen=True)
 class Safe:
-    """grade_one, made total: an exception of the grader itself becomes a GraderFailed value."""
+    """grade_one, made total and bounded: one budget per submission; an exception becomes a GraderFailed."""
 
     grade_one: GradeOne
 
     def __call__(self, entry: Entry, rubric: Rubric) -> Grade | GraderFailed:
         try:
-            return self.grade_one(entry, rubric)
-        except Exception:
-            return GraderFailed(entry.name, traceback.format_exc(limit=8))
+            cpu, wall = budget_for(rubric)
+            with submission_budget(cpu, wall):
+                return self.grade_one(entry, rubric)
+        except BaseException:  # noqa: BLE001 - even a RecursionError or SystemExit is this entry's failure
+            return GraderFailed(entry.name, traceback.format_exc(limit=8)[-4000:])
 
 
 def write_failure(out: Path, f: GraderFailed) -> None:
     """A results.json that says the grader failed (no grade.json: the entry is regraded on the next run)."""
     d = out / f.submission
     d.mkdir(parents=True, exist_ok=True)
-    message = ("The grader failed on this submission. This is a bug in schedcheck, not in your code; "
+    (d / "grade.json").unlink(missing_ok=True)
+    message = ("The grader failed on this submission. This is a fault of the grading run, not of your code; "
                "your instructor has the details and will regrade it.")
     (d / "results.json").write_text(dumps({"score": 0, "output": message, "output_format": "md", "tests": [],
                                            "extra_data": {"schedcheck": {"grader_error": f.error}}}))
     (d / "grader_error.txt").write_text(f.error)
 
 
+class Recorder:
+    """Writes each result as it arrives; a failure to write is recorded as that entry's grader error."""
+
+    def __init__(self, out: Path, total: int, progress: TextIO | None, problems: dict[str, str]) -> None:
+        self.out, self.total, self.progress, self.problems = out, total, progress, problems
+        self.done = self.failed = 0
+        self.start = time.monotonic()
+
+    def __call__(self, g: Grade | GraderFailed) -> None:
+        self.done += 1
+        try:
+            if isinstance(g, GraderFailed):
+                write_failure(self.out, g)
+            else:
+                write_grade(self.out, g, self.problems.get(g.submission, ""))
+        except Exception as e:  # noqa: BLE001 - a full disk or an odd name: this entry's failure only
+            g = GraderFailed(g.submission, f"writing the results failed: {type(e).__name__}: {e}")
+            with contextlib.suppress(Exception):  # the summary still lists it: no grade.json
+                write_failure(self.out, g)
+        self.failed += isinstance(g, GraderFailed)
+        _tick(self.progress, self.done, self.total, g, self.start)
+
+
+def run_pool(todo: list[Entry], rubric: Rubric, safe: Safe, jobs: int, record: Recorder,
+             make_pool: Callable[[], Executor]) -> None:
+    """Grade `todo` with at most `jobs` entries in flight; a pool that breaks is replaced.
+
+    Only the entries in flight when a worker died are suspects: they are graded again, and one that
+    was in flight at two breaks is graded alone; if its worker dies alone it is that entry's grader error.
+    """
+    queue, suspects = list(todo), dict.fromkeys((e.name for e in todo), 0)
+    while queue:
+        pool = make_pool()
+        flight: dict[Future[Grade | GraderFailed], Entry] = {}
+        broken: list[Entry] = []
+        try:
+            while (queue or flight) and not broken:
+                alone = bool(queue) and suspects[queue[0].name] >= 2
+                while queue and len(flight) < (1 if alone else jobs) and not (flight and alone):
+                    try:
+                        flight[pool.submit(safe, queue[0], rubric)] = queue[0]
+                    except BrokenProcessPool:  # it broke since the last wait: replace it, queue unchanged
+                        break
+                    queue.pop(0)
+                    if alone:
+                        break
+                if not flight:
+                    break
+                finished, _ = wait(flight, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    e = flight.pop(f)
+                    try:
+                        record(f.result())
+                    except BrokenProcessPool:
+                        broken.append(e)
+                    except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be unpickled
+                        record(GraderFailed(e.name, f"the grading worker failed: {exc!r}"))
+            broken += list(flight.values())
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        for e in broken:
+            suspects[e.name] += 1
+            if suspects[e.name] >= 2 and len(broken) == 1:
+                record(GraderFailed(e.name, "the grading worker died while grading this entry alone (killed, "
+                                            "perhaps for memory); the entry is regraded on the next run"))
+            else:
+                queue.insert(0, e)
+
+
 def grade_all(entries: list[Entry], out: Path, rubric: Rubric, grade_one: GradeOne, jobs: int = 1,
               executor: Executor | None = None, force: bool = False, progress: TextIO | None = sys.stderr) -> int:
-    """Grade every entry not already graded with this rubric; return how many were graded now."""
+    """Grade every entry not already graded with this rubric; return how many were graded now.
+
+    Entries that could not be graded are in summary.csv with status "grader error" (see statuses()).
+    """
     out.mkdir(parents=True, exist_ok=True)
     todo = [e for e in entries if force or load_grade(out, e.name, rubric) is None]
     skipped = len(entries) - len(todo)
     if progress and skipped:
         print(f"schedcheck grade: {skipped} already graded with this rubric (use --force to regrade)", file=progress)
-    own = executor is None and jobs > 1 and len(todo) > 1
-    pool = ProcessPoolExecutor(max_workers=jobs) if own else executor
+    record = Recorder(out, len(todo), progress, {e.name: e.problem for e in entries if e.problem})
     safe = Safe(grade_one)
-    start = time.monotonic()
-    failed = 0
-
-    def record(n: int, g: Grade | GraderFailed) -> None:
-        nonlocal failed
-        if isinstance(g, GraderFailed):
-            failed += 1
-            write_failure(out, g)
-        else:
-            write_grade(out, g)
-        _tick(progress, n, len(todo), g, start)
-
-    try:
-        if pool is None:
-            for n, e in enumerate(todo, start=1):
-                record(n, safe(e, rubric))
-        else:
-            futures: dict[Future[Grade | GraderFailed], Entry] = {pool.submit(safe, e, rubric): e for e in todo}
-            for n, f in enumerate(as_completed(futures), start=1):
-                try:
-                    g = f.result()
-                except Exception as exc:  # the worker itself died
-                    g = GraderFailed(futures[f].name, f"the grading worker failed: {exc!r}")
-                record(n, g)
-    finally:
-        if own and pool is not None:
-            pool.shutdown(cancel_futures=True)
-    if failed and progress:
-        print(f"schedcheck grade: the grader failed on {failed} entries (see <entry>/grader_error.txt); "
+    if executor is not None:
+        futures = {executor.submit(safe, e, rubric): e for e in todo}
+        for f in futures:
+            try:
+                record(f.result())
+            except Exception as exc:  # noqa: BLE001 - a lost remote worker: this entry's failure
+                record(GraderFailed(futures[f].name, f"the grading worker failed: {exc!r}"))
+    elif jobs > 1 and len(todo) > 1:
+        run_pool(todo, rubric, safe, jobs, record, lambda: ProcessPoolExecutor(max_workers=jobs))
+    else:
+        for e in todo:
+            record(safe(e, rubric))
+    if record.failed and progress:
+        print(f"schedcheck grade: the grader failed on {record.failed} entries (see <entry>/grader_error.txt); "
               "rerun to regrade them", file=progress)
     return len(todo)
+
+
+def statuses(out: Path) -> dict[str, str]:
+    """Every entry's status in OUT/summary.csv: graded, refused or grader error."""
+    rows = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text(errors="replace"), newline="")))
+    return {r["submission"]: r["status"] for r in rows}
 
 
 def _tick(progress: TextIO | None, n: int, total: int, g: Grade | GraderFailed, start: float) -> None:
     if progress is None:
         return
     width = 24
-    done = int(width * n / total)
+    done = int(width * n / max(total, 1))
     bar = "#" * done + "." * (width - done)
     what = f"{g.score:g}/{g.rubric.total:g}" if isinstance(g, Grade) else "GRADER ERROR"
     print(f"\r[{bar}] {n}/{total} {time.monotonic() - start:6.1f}s  {g.submission}: {what}".ljust(100),

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from concurrent.futures import Executor
 from contextlib import ExitStack
 from pathlib import Path
 
-from conformance.grading.batch import grade_all, in_shard, parse_shard, write_summary
+from conformance.grading.batch import grade_all, in_shard, parse_shard, statuses, write_summary
 from conformance.grading.collect import collect
 from conformance.grading.rubric import RubricError, load_rubric
 
@@ -69,15 +70,27 @@ def main(args: argparse.Namespace) -> int:
         rubric = with_profile(rubric, args.profile)
     out = Path(args.out)
     with tempfile.TemporaryDirectory(prefix="schedcheck-unzip-") as work, ExitStack() as stack:
+        os.chmod(work, 0o700)  # unpacked submissions: readable by the grader only, never by a sandbox's uid
         try:
             entries = in_shard(collect(args.submissions, work), shard)
-        except (NotADirectoryError, ValueError) as e:
+        except (NotADirectoryError, OSError) as e:
             print(f"schedcheck grade: {e}", file=sys.stderr)
             return 2
         executor = dask_executor(stack, args.jobs, args.scheduler_address) if args.executor == "dask" else None
+        if not out.exists():
+            out.mkdir(parents=True, mode=0o700)  # grades are the instructor's: no other uid may read them
         grade_all(entries, out, rubric, grade_one, jobs=args.jobs, executor=executor, force=args.force)
     grades = write_summary(out, rubric)
-    print(f"schedcheck grade: {len(grades)} graded in {out} (summary.csv, overview.md)", file=sys.stderr)
+    status = statuses(out)
+    failed = sorted(n for n, s in status.items() if s == "grader error")
+    refused = sum(s == "refused" for s in status.values())
+    print(f"schedcheck grade: {len(grades)} graded in {out} (summary.csv, overview.md); {refused} refused with a "
+          f"reason; {len(failed)} could not be graded", file=sys.stderr)
+    if failed:
+        print(f"schedcheck grade: no grade for {', '.join(failed[:10])}{' ...' if len(failed) > 10 else ''} "
+              "(status 'grader error' in summary.csv, cause in <entry>/grader_error.txt); rerun to regrade them",
+              file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,86 +1,208 @@
 """Find the submissions in a folder: `.py` files, folders holding p07_scheduler.py, or zips of those.
 
-Every entry of the folder is accounted for: one that is not a usable submission
-still gets an Entry with a `problem`, so it is graded 0 with the reason instead
-of being lost. Zips are unpacked with caps and no path escapes.
+Every entry of the folder is accounted for: one that is not a usable submission still gets an
+Entry with a `problem` (refused up front, with the reason), so it is graded 0 with that reason
+instead of being lost or taking the class down. Nothing is followed or opened blindly: entries are
+classified by lstat (a symlink, FIFO, socket or device is refused, never read), sizes are checked
+before reading, names must decode and must not collide with the files grading writes, and zips
+give up only their p07_scheduler.py, under caps, after every member name was checked.
 """
 
 from __future__ import annotations
 
-import shutil
+import os
 import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 MODULE = "p07_scheduler.py"
-ZIP_MAX_BYTES = 2_000_000  # uncompressed bytes kept from one zip
-ZIP_MAX_MEMBERS = 200
+MODULE_MAX_BYTES = 1 << 20  # a module larger than this is refused (the grader reads it whole)
+ZIP_MAX_BYTES = 20 << 20  # size of a zip file
+ZIP_MAX_MEMBERS = 500
+FOLDER_MAX_ENTRIES = 2000  # files and folders under one submission folder
+FOLDER_MAX_BYTES = 64 << 20
+FOLDER_MAX_DEPTH = 32
+RESERVED = frozenset({"summary.csv", "overview.md"})  # files grade writes at the top of OUT
 
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    name: str  # the entry's name in the folder, without .py/.zip: its results go to OUT/<name>/
+    name: str  # its result folder under OUT: the entry's name without .py/.zip (see result_names)
     source: Path  # what the instructor gave
     module: Path | None  # the p07_scheduler.py to grade, None when there is none
-    problem: str = ""  # why there is nothing to grade
+    problem: str = ""  # why there is nothing to grade (refused up front)
 
 
-def _zip_module(path: Path, workdir: Path) -> tuple[Path | None, str]:
-    """Unpack the .py members of a zip under caps; return its p07_scheduler.py."""
-    dest = workdir / path.stem
-    shutil.rmtree(dest, ignore_errors=True)
-    dest.mkdir(parents=True)
+def kind_of(mode: int) -> str:
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_module(path: Path, what: str, own_links: bool = False) -> str:
+    """Why `path` cannot be graded as a module ("" if it can): not a plain file, too large, or linked.
+
+    A folder's module with other hard links is refused (a shared inode is someone else's file); a
+    top-level file may have links outside the class (``own_links``): sharing within it is checked later.
+    """
     try:
-        with zipfile.ZipFile(path) as z:
-            members = z.infolist()
-            if len(members) > ZIP_MAX_MEMBERS:
-                return None, f"the zip has {len(members)} members, more than {ZIP_MAX_MEMBERS}"
-            budget = ZIP_MAX_BYTES
-            for m in members:
-                name = PurePosixPath(m.filename)
-                if m.is_dir() or name.suffix != ".py" or "__MACOSX" in name.parts:
-                    continue
-                if name.is_absolute() or ".." in name.parts or stat.S_ISLNK(m.external_attr >> 16):
-                    return None, f"the zip member {m.filename!r} points outside the zip; zip the files themselves"
-                budget -= m.file_size
-                if budget < 0:
-                    return None, f"the zip's .py files exceed {ZIP_MAX_BYTES} bytes"
-                target = dest.joinpath(*name.parts)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with z.open(m) as src:
-                    target.write_bytes(src.read(m.file_size + 1)[: m.file_size])
-    except (zipfile.BadZipFile, OSError, EOFError) as e:
-        return None, f"the zip cannot be read: {e}"
-    found = sorted(dest.rglob(MODULE), key=lambda p: (len(p.parts), str(p)))
-    if not found:
-        return None, f"the zip holds no {MODULE}"
-    return found[0], ""
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return f"{what} does not exist" if what != f"the folder's {MODULE}" else f"the folder holds no {MODULE}"
+    except OSError as e:
+        return f"{what} cannot be read: {e.strerror}"
+    if not stat.S_ISREG(info.st_mode):
+        return f"{what} is {kind_of(info.st_mode)}; submit the file itself"
+    if info.st_size > MODULE_MAX_BYTES:
+        return (f"{what} is too large: {info.st_size} bytes, more than the {MODULE_MAX_BYTES} allowed; submit the "
+                "module only")
+    if info.st_nlink > 1 and not own_links:
+        return f"{what} is a hard link ({info.st_nlink} names for one file); submit a file of your own"
+    return ""
+
+
+def check_folder(path: Path) -> str:
+    """Why a submission folder is refused ("" if it is fine): too many entries, too deep, too large."""
+    todo, count, size = [(path, 0)], 0, 0
+    while todo:
+        folder, depth = todo.pop()
+        if depth > FOLDER_MAX_DEPTH:
+            return f"the folder is nested more than {FOLDER_MAX_DEPTH} levels deep; submit {MODULE} only"
+        with os.scandir(folder) as it:
+            for item in it:
+                count += 1
+                info = item.stat(follow_symlinks=False)
+                size += info.st_size
+                if count > FOLDER_MAX_ENTRIES or size > FOLDER_MAX_BYTES:
+                    return (f"the folder is too large: more than {FOLDER_MAX_ENTRIES} entries or "
+                            f"{FOLDER_MAX_BYTES >> 20} MB; submit {MODULE} only")
+                if stat.S_ISDIR(info.st_mode):
+                    todo.append((Path(item.path), depth + 1))
+    return check_module(path / MODULE, f"the folder's {MODULE}")
+
+
+def zip_module(path: Path, dest: Path) -> tuple[Path | None, str]:
+    """Unpack the shallowest p07_scheduler.py of a zip into `dest`, after checking every member."""
+    size = os.lstat(path).st_size
+    if size > ZIP_MAX_BYTES:
+        return None, f"the zip is too large: {size} bytes, more than {ZIP_MAX_BYTES}; zip the module only"
+    with zipfile.ZipFile(path) as z:
+        members = z.infolist()
+        if len(members) > ZIP_MAX_MEMBERS:
+            return None, f"the zip has too many members: {len(members)}, more than {ZIP_MAX_MEMBERS}"
+        for m in members:
+            name = PurePosixPath(m.filename)
+            if m.filename.startswith("/") or name.is_absolute() or ".." in name.parts or "\\" in m.filename:
+                return None, f"the zip member {m.filename[:100]!r} points outside the zip; zip the files themselves"
+            if stat.S_ISLNK(m.external_attr >> 16):
+                return None, f"the zip member {m.filename[:100]!r} is a symbolic link; zip the files themselves"
+        found = sorted((m for m in members if PurePosixPath(m.filename).name == MODULE and not m.is_dir()
+                        and "__MACOSX" not in PurePosixPath(m.filename).parts),
+                       key=lambda m: (len(PurePosixPath(m.filename).parts), m.filename))
+        if not found:
+            return None, f"the zip holds no {MODULE}"
+        m = found[0]
+        if m.flag_bits & 0x1:
+            return None, f"the zip's {m.filename[:100]!r} is encrypted; zip it without a password"
+        if m.file_size > MODULE_MAX_BYTES:
+            return None, f"the zip's {MODULE} is too large: {m.file_size} bytes, more than {MODULE_MAX_BYTES}"
+        with z.open(m) as src:
+            data = src.read(MODULE_MAX_BYTES + 1)
+    if len(data) > MODULE_MAX_BYTES:
+        return None, f"the zip's {MODULE} is too large: it unpacks to more than {MODULE_MAX_BYTES} bytes"
+    dest.mkdir(parents=True, exist_ok=True)
+    target = dest / MODULE
+    target.write_bytes(data)
+    return target, ""
+
+
+def classify(path: Path, workdir: Path, index: int) -> Entry:
+    """One folder entry as an Entry; any failure reading it is this entry's problem, never the class's."""
+    name = path.name
+    stem = name[:-3] if name.endswith(".py") else name[:-4] if name.endswith(".zip") else name
+    try:
+        info = os.lstat(path)
+        if stat.S_ISDIR(info.st_mode):
+            problem = check_folder(path)
+            return Entry(name, path, None if problem else path / MODULE, problem)
+        if not stat.S_ISREG(info.st_mode):
+            return Entry(stem, path, None, f"refused: the entry is {kind_of(info.st_mode)}; submit a .py file, a "
+                                           f"folder holding {MODULE}, or a .zip")
+        if name.endswith(".py"):
+            problem = check_module(path, "the file", own_links=True)
+            return Entry(stem, path, None if problem else path, problem)
+        if name.endswith(".zip"):
+            module, problem = zip_module(path, workdir / f"zip-{index}")
+            return Entry(stem, path, module, problem)
+        return Entry(name, path, None, f"not a submission: expected a .py file, a folder holding {MODULE}, "
+                                       "or a .zip of those")
+    except Exception as e:  # noqa: BLE001 - corrupt zips raise many kinds (BadZipFile, NotImplementedError, zlib.error...)
+        return Entry(stem, path, None, f"the entry cannot be read: {type(e).__name__}: {str(e)[:200]}")
+
+
+def printable(name: str) -> str:
+    """A result-folder name for any entry name: undecodable bytes shown as \\xNN, never a path separator."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace").replace("/", "_")
+
+
+def tame(name: str) -> str:
+    """The name with control characters (a terminal's escape sequences, CR, LF) shown as \\xNN."""
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in name)
+
+
+def result_names(entries: list[Entry]) -> list[Entry]:
+    """Give every entry its own result folder; refuse names that do not decode or that collide."""
+    out: list[Entry] = []
+    taken = set(RESERVED)
+    counts: dict[str, int] = {}
+    for e in entries:
+        counts[e.name] = counts.get(e.name, 0) + 1
+    for e in entries:
+        shown = printable(e.source.name)
+        problem = ""
+        if shown != e.source.name:
+            problem = "refused: the entry's name is not valid UTF-8; rename it"
+        elif e.name in RESERVED or e.name.startswith("."):
+            problem = f"refused: the entry's name {e.name!r} is a file grading writes; rename it"
+        elif counts[e.name] > 1:
+            problem = f"refused: two entries would write to the result folder {e.name!r}; rename one"
+        name = tame(shown if problem else e.name)  # a folder name that CSV files and terminals show as is
+        while name in taken:
+            name += "~"
+        taken.add(name)
+        source = e.source.with_name(shown)  # a name reports can print; the undecodable path is never opened again
+        out.append(Entry(name, source, None if problem else e.module, problem or e.problem))
+    return out
+
+
+def shared_files(entries: list[Entry]) -> list[Entry]:
+    """Refuse an entry whose module is the same file (a hard link) as an entry before it by name."""
+    seen: dict[tuple[int, int], str] = {}
+    out = []
+    for e in entries:
+        if e.module is not None:
+            try:
+                info = os.lstat(e.module)
+                key = (info.st_dev, info.st_ino)
+            except OSError:
+                key = (-1, len(seen))
+            if key in seen:
+                e = Entry(e.name, e.source, None, f"refused: the file is a hard link to entry {seen[key]!r}'s; "
+                                                  "submit a file of your own")
+            else:
+                seen[key] = e.name
+        out.append(e)
+    return out
 
 
 def collect(folder: str | Path, workdir: str | Path) -> list[Entry]:
-    """Every entry of `folder`, sorted by name; zips are unpacked under `workdir`."""
+    """Every entry of `folder` (dot-files aside), sorted by name; zips are unpacked under `workdir`."""
     folder, workdir = Path(folder), Path(workdir)
     if not folder.is_dir():
         raise NotADirectoryError(f"SUBMISSIONS must be a folder of submissions, got {str(folder)!r}")
-    entries = []
-    for path in sorted(folder.iterdir()):
-        if path.name.startswith("."):
-            continue
-        if path.is_dir():
-            inner = path / MODULE
-            entries.append(Entry(path.name, path, inner, "") if inner.is_file()
-                           else Entry(path.name, path, None, f"the folder holds no {MODULE}"))
-        elif path.suffix == ".py":
-            entries.append(Entry(path.stem, path, path))
-        elif path.suffix == ".zip":
-            unpacked, problem = _zip_module(path, workdir)
-            entries.append(Entry(path.stem, path, unpacked, problem))
-        else:
-            entries.append(Entry(path.name, path, None, f"not a submission: expected a .py file, a folder "
-                                                        f"holding {MODULE}, or a .zip of those"))
-    names = [e.name for e in entries]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise ValueError(f"two entries would write to the same result folder: {', '.join(dupes)}; rename one")
-    return entries
+    names = sorted(os.fsencode(n) for n in os.listdir(folder))
+    paths = [folder / os.fsdecode(n) for n in names if not n.startswith(b".")]
+    return shared_files(result_names([classify(p, workdir, i) for i, p in enumerate(paths)]))

@@ -13,12 +13,27 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from xml.sax.saxutils import escape, quoteattr
 
+from conformance.grading.escape import (
+    csv_cell,
+    cut,
+    label,
+    md,
+    md_cell,
+    md_code,
+    utf8_json,
+    visible,
+    xml_attr,
+    xml_text,
+)
 from conformance.grading.rubric import VISIBILITIES, Item, Rubric
 
-STATUSES = ("passed", "failed", "timeout", "crashed")  # crashed: the submission died; timeout: over its limit
+# crashed: the submission died on a case; timeout: over its limit; not submitted: no p07_scheduler.py;
+# does not load: importing it failed, so nothing ran
+STATUSES = ("passed", "failed", "timeout", "crashed", "not submitted", "does not load")
+ERRORS = ("timeout", "crashed", "not submitted", "does not load")  # JUnit <error>: nothing was judged
 OUTPUT_CAP = 20_000  # characters of one test's output shown to a student
+SHOWN_NOW = ("visible",)  # visibilities a student sees before the due date and before grades are published
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,21 +57,33 @@ class Grade:
     exploration: tuple[str, ...] = ()  # findings beyond the corpus, labelled as such
     counterexample: str = ""  # the first counterexample, as a Markdown step table
     replay: dict[str, object] | None = None  # the first counterexample as a replayable trace
+    feedback: str = ""  # Markdown shown above the summary: a load error at its line, what to rename
     execution_seconds: float = field(default=0.0, compare=False)
 
     @property
     def score(self) -> float:
         return round(sum(r.score for r in self.items), 2)
 
+    @property
+    def shown(self) -> tuple[ItemResult, ...]:
+        """The items a student sees from the start (visibility "visible")."""
+        return tuple(r for r in self.items if r.item.visibility in SHOWN_NOW)
+
 
 def _cap(text: str) -> str:
-    if len(text) <= OUTPUT_CAP:
-        return text
-    return text[:OUTPUT_CAP] + f"\n\n*(output truncated: {len(text) - OUTPUT_CAP} more characters)*"
+    """Markdown for a rendered field, bounded; a last guard: no control character or surrogate gets through."""
+    if len(text) > OUTPUT_CAP:
+        text = text[:OUTPUT_CAP] + f"\n\n*(output truncated: {len(text) - OUTPUT_CAP} more characters)*"
+    return visible(text, keep="\n")
 
 
 def gradescope_results(g: Grade, stable: bool = False) -> dict[str, object]:
-    """The Gradescope results.json object (autograder specification: score, tests[], output formats)."""
+    """The Gradescope results.json object (autograder specification: score, tests[], output formats).
+
+    `score` is the whole grade. Gradescope hides a student's total while any test is held back
+    (after_due_date, after_published) and shows it with `hidden` tests, which is why the rubric
+    gives `hidden` items no points. The visible `output` names only visible items (summary_md).
+    """
     tests = []
     for n, r in enumerate(g.items, start=1):
         tests.append({
@@ -65,7 +92,8 @@ def gradescope_results(g: Grade, stable: bool = False) -> dict[str, object]:
             "output_format": "md", "visibility": r.item.visibility, "tags": [r.item.id, r.status],
         })
     result: dict[str, object] = {
-        "score": g.score, "output": _cap(summary_md(g)), "output_format": "md", "test_output_format": "md",
+        "score": g.score, "output": _cap(summary_md(g, student=True)), "output_format": "md",
+        "test_output_format": "md",
         "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
         "extra_data": {"schedcheck": {"corpus": g.rubric.corpus, "rubric_sha256": g.rubric.digest,
                                       "isolation": g.isolation, "diagnosis": list(g.diagnosis)}},
@@ -117,64 +145,85 @@ def validate_gradescope(obj: object) -> list[str]:
     return out
 
 
-def summary_md(g: Grade) -> str:
-    """The short text at the top of a student's results: score, per item, diagnosis."""
-    lines = [f"**{g.score:g} / {g.rubric.total:g}** on corpus `{g.rubric.corpus}`", ""]
+def summary_md(g: Grade, student: bool = False) -> str:
+    """The short text at the top of the results: score, per item, diagnosis, notes.
+
+    For a student (results.json's visible `output`) only visible items appear, and the total only
+    when every item is visible: a held-back item's score must not be readable from a row or by
+    subtracting the visible ones from the total.
+    """
+    rows = g.shown if student else g.items
+    held = len(g.items) - len(rows)
+    if held:
+        shown = round(sum(r.score for r in rows), 2)
+        head = (f"**{shown:g} / {sum(r.item.points for r in rows):g}** on the items shown now; {held} more "
+                f"item(s) are shown later (after the due date or once grades are published).")
+    else:
+        head = f"**{g.score:g} / {g.rubric.total:g}**"
+    lines = [f"{head} Corpus `{g.rubric.corpus}`.", ""]
+    if g.feedback:
+        lines += [g.feedback, ""]
     lines += ["| item | score | status |", "|---|---|---|"]
-    lines += [f"| {r.item.name} | {r.score:g} / {r.item.points:g} | {r.status} |" for r in g.items]
-    if g.diagnosis:
-        lines += ["", "Behaves like a known bug: " + "; ".join(g.diagnosis)]
-    if g.notes:
-        lines += ["", *[f"- note: {n}" for n in g.notes]]
+    lines += [f"| {md_cell(r.item.name)} | {r.score:g} / {r.item.points:g} | {r.status} |" for r in rows]
+    if g.diagnosis and (not student or any(r.status != "passed" for r in rows)):
+        lines += ["", "Behaves like a known bug: " + "; ".join(cut(d, 600) for d in g.diagnosis)]  # the catalog's
+    if g.notes and not g.feedback:
+        lines += ["", *[f"- note: {md(n)}" for n in g.notes]]
     return "\n".join(lines)
 
 
 def report_md(g: Grade) -> str:
     """The student's full report: the summary, each item's findings, the counterexample, exploration."""
-    parts = [f"# schedcheck report: {g.submission}", "", summary_md(g), "",
-             f"Isolation in force: `{g.isolation}`. Rubric sha256 `{g.rubric.digest[:12]}`."]
+    parts = [f"# schedcheck report: {md(g.submission)}", "", summary_md(g), "",
+             f"Isolation in force: {md_code(g.isolation, 60)}. Rubric sha256 `{g.rubric.digest[:12]}`."]
     for r in g.items:
-        parts += ["", f"## {r.item.name}: {r.score:g} / {r.item.points:g} ({r.status})", "", r.output or "All passed."]
+        parts += ["", f"## {md_cell(r.item.name)}: {r.score:g} / {r.item.points:g} ({r.status})", "",
+                  r.output or "All passed."]
     if g.counterexample:
         parts += ["", "## First counterexample", "", g.counterexample]
         if g.replay is not None:
             parts += ["", "Replay it: `schedcheck replay counterexample.json p07_scheduler.py`"]
     if g.exploration:
         label = "counted in the score" if g.rubric.explore_counts else "not counted in the score"
-        parts += ["", f"## Beyond the corpus ({label})", "", *[f"- {x}" for x in g.exploration]]
-    return "\n".join(parts) + "\n"
+        parts += ["", f"## Beyond the corpus ({label})", "", *[f"- {md(x, 600)}" for x in g.exploration]]
+    return visible("\n".join(parts), keep="\n") + "\n"
 
 
 def junit_xml(g: Grade) -> str:
-    """JUnit XML (xunit2 shape): one testcase per rubric item; failure = wrong behaviour, error = crash/timeout."""
+    """JUnit XML (xunit2 shape): one testcase per rubric item; failure = wrong behaviour, error = nothing judged."""
     failures = sum(r.status == "failed" for r in g.items)
-    errors = sum(r.status in ("timeout", "crashed") for r in g.items)
+    errors = sum(r.status in ERRORS for r in g.items)
+    suite = xml_attr("schedcheck." + label(g.submission))
     lines = ['<?xml version="1.0" encoding="utf-8"?>', "<testsuites>",
-             f"  <testsuite name={quoteattr('schedcheck.' + g.submission)} tests=\"{len(g.items)}\" "
-             f'failures="{failures}" errors="{errors}" skipped="0">']
+             f'  <testsuite name={suite} tests="{len(g.items)}" failures="{failures}" errors="{errors}" skipped="0">']
     for r in g.items:
-        head = f"    <testcase classname={quoteattr('schedcheck.' + g.submission)} name={quoteattr(r.item.id)}"
+        head = f"    <testcase classname={suite} name={xml_attr(r.item.id)}"
         if r.status == "passed":
             lines.append(head + "/>")
             continue
         tag = "failure" if r.status == "failed" else "error"
         message = f"{r.score:g} / {r.item.points:g}: {r.status}"
-        lines += [head + ">", f"      <{tag} message={quoteattr(message)} type={quoteattr(r.status)}>"
-                  f"{escape(r.output)}</{tag}>", "    </testcase>"]
+        lines += [head + ">", f"      <{tag} message={xml_attr(message)} type={xml_attr(r.status)}>"
+                  f"{xml_text(r.output, OUTPUT_CAP)}</{tag}>", "    </testcase>"]
     lines += ["  </testsuite>", "</testsuites>"]
     return "\n".join(lines) + "\n"
 
 
 def summary_csv(grades: Sequence[Grade]) -> str:
-    """One row per submission, one column per rubric item."""
+    """One row per submission, one column per rubric item; every field quoted and passed through csv_cell.
+
+    A name may hold any character: csv_cell shows controls as escapes (so no row is split and the
+    reader never meets a bare CR) and makes a leading =, +, -, @ inert for spreadsheets.
+    """
     items = [i.id for i in grades[0].rubric.items] if grades else []
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)
     w.writerow(["submission", "score", "max_score", *items, "diagnosis", "isolation"])
     for g in sorted(grades, key=lambda g: g.submission):
         by_id = {r.item.id: r.score for r in g.items}
-        w.writerow([g.submission, f"{g.score:g}", f"{g.rubric.total:g}", *[f"{by_id.get(i, 0):g}" for i in items],
-                    "; ".join(g.diagnosis), g.isolation])
+        row = [g.submission, f"{g.score:g}", f"{g.rubric.total:g}", *[f"{by_id.get(i, 0):g}" for i in items],
+               "; ".join(g.diagnosis), g.isolation]
+        w.writerow([csv_cell(c) for c in row])
     return buf.getvalue()
 
 
@@ -194,14 +243,18 @@ def overview_md(grades: Sequence[Grade]) -> str:
         results = [g.items[n] for g in grades if n < len(g.items)]
         passed = sum(r.status == "passed" for r in results)
         mean = sum(r.score for r in results) / len(results)
-        lines.append(f"| {item.name} | {passed}/{len(results)} | {mean:.1f} / {item.points:g} |")
+        lines.append(f"| {md_cell(item.name)} | {passed}/{len(results)} | {mean:.1f} / {item.points:g} |")
     bugs = Counter(b for g in grades for b in g.diagnosis)
     lines += ["", "## Most common diagnosed bugs", ""]
-    lines += [f"- {name}: {count}" for name, count in sorted(bugs.items(), key=lambda kv: (-kv[1], kv[0]))] or \
-        ["- none diagnosed"]
+    ranked = sorted(bugs.items(), key=lambda kv: (-kv[1], kv[0]))
+    lines += [f"- {md_cell(name)}: {count}" for name, count in ranked] or ["- none diagnosed"]
     return "\n".join(lines) + "\n"
 
 
 def dumps(obj: object) -> str:
-    """JSON as written to disk: sorted keys, so equal grades give identical bytes."""
-    return json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    """JSON as written to disk: sorted keys, so equal grades give identical bytes.
+
+    Never fails on a string: a lone surrogate (an undecodable file name, a message from the sandbox)
+    is written as its \\u escape, so the text is valid UTF-8 and decodes back to the same string.
+    """
+    return utf8_json(json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=False)) + "\n"

@@ -100,6 +100,10 @@ def parse_rubric(text: str, where: str = "rubric") -> Rubric:
         visibility = raw.get("visibility", "visible")
         if visibility not in VISIBILITIES:
             raise RubricError(f"{w}.visibility is {visibility!r}; use one of {', '.join(VISIBILITIES)}")
+        if visibility == "hidden" and points > 0:
+            raise RubricError(f"{w} ({item_id!r}) is hidden with {points:g} points; Gradescope shows students "
+                              "their total with hidden tests, so its points would show through the total. Use "
+                              "visibility \"after_published\" (the total is then held back too) or points = 0")
         checks = _strings(raw.get("checks", list(CHECKS)), f"{w}.checks")
         for c in checks:
             if c not in CHECKS:

@@ -10,26 +10,48 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.checks.checkers import Finding, expected_trace
-from spec.explain import fmt_batch, fmt_ids
+from conformance.grading.escape import md, md_code
 from spec.trace import Workload, snapshot_to_json
 
 MAX_ROWS = 30
+MAX_IDS = 12  # sequence ids shown in one cell; a submission may return thousands
+ID_LIMIT = 40  # characters of one id or value shown
+
+
+def fmt_batch(batch: Any) -> str:
+    """{a1: 6, a2: 2} in Markdown: every id and count (the submission's own values) escaped and bounded."""
+    pairs = list(batch or [])
+    shown = ", ".join(f"{md(p[0], ID_LIMIT)}: {md(p[1], ID_LIMIT)}" if isinstance(p, list | tuple) and len(p) == 2
+                      else md(p, ID_LIMIT) for p in pairs[:MAX_IDS])
+    return "{" + shown + (", …" if len(pairs) > MAX_IDS else "") + "}"
+
+
+def fmt_ids(ids: Any) -> str:
+    """[a1, a2] in Markdown: every id escaped and bounded."""
+    items = list(ids or [])
+    return "[" + ", ".join(md(i, ID_LIMIT) for i in items[:MAX_IDS]) + (", …" if len(items) > MAX_IDS else "") + "]"
 
 
 def _cell(got: str, want: str) -> str:
     return got if got == want else f"**{got}** (spec {want})"
 
 
+def _show(key: str, value: Any) -> str:
+    return md(value, ID_LIMIT) if key == "blocks_used" else fmt_ids(value)
+
+
 def markdown_table(w: Workload, observed: dict[str, Any], finding: Finding | None, source: str) -> str:
+    """The submission's run of `w` beside the spec's, step by step, with the first divergence and its reasons."""
     c = w.config
     spec = expected_trace(w).steps
-    lines = [f"Case `{source}`: num_blocks={c.num_blocks} block_size={c.block_size} max_num_seqs={c.max_num_seqs} "
-             f"max_num_batched_tokens={c.max_num_batched_tokens} eos={c.eos}; requests "
+    lines = [f"Case {md_code(source, 120)}: num_blocks={c.num_blocks} block_size={c.block_size} "
+             f"max_num_seqs={c.max_num_seqs} max_num_batched_tokens={c.max_num_batched_tokens} eos={c.eos}; requests "
              + ", ".join(f"{r.seq_id}(prompt_len={r.prompt_len}, max_tokens={r.max_tokens}"
                          + (f", arrives at step {r.arrival})" if r.arrival > 1 else ")") for r in w.requests), ""]
     if finding is not None:
-        lines += [f"**First divergence, step {finding.step} `{finding.call}()` [{finding.check} {finding.rule}]:** "
-                  f"{finding.message}", ""]
+        where = (f"step {md(finding.step, 20)} {md(finding.call, 40)}() "
+                 f"\\[{md(finding.check, 40)} {md(finding.rule, 40)}\\]")
+        lines += [f"**First divergence, {where}:** {md(finding.message)}", ""]
     lines += ["| step | schedule() | blocks_used | waiting | running | finished |", "|---|---|---|---|---|---|"]
     steps = observed["steps"]
     for i in range(min(max(len(steps), len(spec)), MAX_ROWS)):
@@ -42,13 +64,12 @@ def markdown_table(w: Workload, observed: dict[str, Any], finding: Finding | Non
                        fmt_batch(want.batch) if want else "-")]
         for key in ("blocks_used", "waiting", "running"):
             g, s = got_snap.get(key), want_snap.get(key)
-            fmt = (lambda v: str(v)) if key == "blocks_used" else (lambda v: fmt_ids(v or []))
-            cells.append(_cell(fmt(g), fmt(s)) if key in got_snap else "?")
+            cells.append(_cell(_show(key, g), _show(key, s)) if key in got_snap else "?")
         cells.append(_cell(fmt_ids(got.get("finished") or []), fmt_ids(list(want.finished) if want else [])))
         lines.append(f"| {i + 1}{mark} | " + " | ".join(cells) + " |")
     if finding is not None and finding.explanation:
         lines += ["", f"What the spec does at step {finding.step}:", ""]
-        lines += [f"- {e}" for e in finding.explanation]
+        lines += [f"- {md(e)}" for e in list(finding.explanation)[:MAX_ROWS]]
     if any(s.get("after_update") is None for s in steps):
         lines += ["", "(`?`: the submission's white-box attributes could not be read; black-box columns only.)"]
     return "\n".join(lines)

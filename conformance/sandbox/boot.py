@@ -69,6 +69,39 @@ def kill_descendants(me: int) -> None:
             pass
 
 
+def sweep_strays() -> None:
+    """Kill what the last workload left running (every process but this worker and its supervisor) and wait
+    until it is reaped, so the next workload starts with the same process count every run (RLIMIT_NPROC)."""
+    me, supervisor = os.getpid(), os.getppid()
+    for _ in range(200):
+        strays = [p for p in kids(supervisor) if p != me] + kids(me)
+        todo = list(strays)
+        while todo:
+            more = kids(todo.pop())
+            strays += more
+            todo += more
+        if not strays:
+            return
+        for pid in strays:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        os.sched_yield()
+
+
+def kids(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(p) for p in f.read().split()]
+    except OSError:
+        pass
+    return found
+
+
 def supervise(worker: int, fd: int) -> None:
     """Wait for the worker, reap every orphan, then report how the worker ended."""
     while True:
@@ -83,6 +116,16 @@ def supervise(worker: int, fd: int) -> None:
     os._exit(0)
 
 
+def syntax_fields(e: SyntaxError, workdir: str) -> dict[str, object]:
+    """File (relative to the submission), line, text and column of a SyntaxError, each bounded."""
+    name = e.filename if type(e.filename) is str else ""
+    rel = os.path.relpath(name, workdir) if name.startswith(workdir + os.sep) else os.path.basename(name)
+    text = e.text if type(e.text) is str else ""
+    return {"file": rel[:200] or None, "line": e.lineno if type(e.lineno) is int else None,
+            "text": text.rstrip("\r\n")[:200] if text else None,
+            "column": e.offset if type(e.offset) is int else None}
+
+
 def load(path: str, refuser: driver.Refuser) -> tuple[Any, dict[str, object] | None]:
     spec = importlib.util.spec_from_file_location("p07_scheduler", path)
     assert spec is not None and spec.loader is not None
@@ -93,12 +136,48 @@ def load(path: str, refuser: driver.Refuser) -> tuple[Any, dict[str, object] | N
         missing = [name for name in ("Scheduler", "Sequence") if not hasattr(module, name)]
     except BaseException as e:  # noqa: BLE001
         name, message = driver.describe(e)
+        if isinstance(e, SyntaxError) and type(e).__module__ == "builtins":
+            return None, {"kind": "syntax", "exc_type": name, "message": message,
+                          **syntax_fields(e, os.path.dirname(path))}
         kind = "refused_import" if isinstance(e, driver.RefusedImport) or refuser.hits else "exception"
         return None, {"kind": kind, "exc_type": name, "message": message}
     if missing:
         return None, {"kind": "missing_api", "exc_type": "AttributeError",
-                      "message": f"the submission defines no {' or '.join(missing)}; see API.md"}
+                      "message": f"the submission defines no {' or '.join(missing)}; see docs/api.md"}
     return module, None
+
+
+class Channel:
+    """The parent's probe channel: one 4-byte record (workload index, flag) per workload, read after the call."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.last = (-1, False)
+
+    def flag(self, index: int) -> bool:
+        if self.last[0] == index:
+            return self.last[1]
+        while True:
+            record = b""
+            while len(record) < 4 and (chunk := os.read(self.fd, 4 - len(record))):
+                record += chunk
+            found = int.from_bytes(record[:3], "big") if len(record) == 4 else -1
+            if found == index:
+                self.last = (index, record[3] == 1)
+                return self.last[1]
+            if found < 0 or found > index:
+                raise driver.SubmissionProtocolError("the grader's probe channel was read or closed by the "
+                                                     "submission; a submission must not touch inherited fds")
+
+
+def capabilities() -> int | None:
+    """The effective capability set of this process, from /proc/self/status (before the submission runs)."""
+    try:
+        with open("/proc/self/status") as f:
+            line = next((x for x in f if x.startswith("CapEff:")), "")
+        return int(line.split()[1], 16) if line else None
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def visible(path: str) -> bool:
@@ -108,15 +187,17 @@ def visible(path: str) -> bool:
         return False
 
 
-def work(job: dict[str, Any], fd: int) -> None:
+def work(job: dict[str, Any], fd: int, channel: Channel) -> None:
     applied = apply_limits(job["rlimits"])
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     refuser = driver.Refuser(job["refuse"])
     sys.meta_path.insert(0, refuser)
-    sys.path.append(os.getcwd())
+    sys.path.append(os.path.dirname(job["module"]))
+    os.chdir(os.path.dirname(job["module"]))
     write_line(fd, {"type": "hello", "protocol": PROTOCOL, "pid": os.getpid(), "uid": os.getuid(),
-                    "rlimits": applied, "hidden": [p for p in job["hidden"] if not visible(p)]})
+                    "gid": os.getgid(), "cap_eff": capabilities(), "rlimits": applied,
+                    "hidden": [p for p in job["hidden"] if not visible(p)]})
     module, error = load(job["module"], refuser)
     if error is not None:
         write_line(fd, {"type": "load_error", "error": error})
@@ -127,18 +208,18 @@ def work(job: dict[str, Any], fd: int) -> None:
         soft = int(used.ru_utime + used.ru_stime) + 1 + job["workload_cpu_seconds"]
         hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
         resource.setrlimit(resource.RLIMIT_CPU, (soft if hard < 0 else min(soft, hard), hard))
-        trace = driver.drive(module, item["workload"], item["step_cap"], job["white_box"])
-        write_line(fd, {"type": "trace", "workload": job["first"] + index, **trace,
-                        "refused": refuser.hits[:20]})
+        trace = driver.drive(module, item["workload"], item["step_cap"], job["white_box"],
+                             lambda i=index: channel.flag(i))  # type: ignore[misc]
+        write_line(fd, {"type": "trace", "workload": index, **trace, "refused": refuser.hits[:20]})
+        sweep_strays()
     write_line(fd, {"type": "bye"})
 
 
 def main(argv: list[str]) -> None:
-    """argv: result fd, path of the job file (read, then deleted, before the submission runs)."""
-    fd, job_path = int(argv[1]), argv[2]
-    with open(job_path, "rb") as f:
+    """argv: report fd, job fd, probe channel fd; the job is read and its fd closed before the submission runs."""
+    fd, job_fd, channel = int(argv[1]), int(argv[2]), Channel(int(argv[3]))
+    with os.fdopen(job_fd, "rb") as f:
         job = json.loads(f.read())
-    os.unlink(job_path)
     exec(compile(job["driver"], "sandbox_child.py", "exec"), driver.__dict__)  # trusted: sent by the parent
     try:  # PR_SET_CHILD_SUBREAPER: orphans of a setsid'd grandchild come back to the supervisor
         import ctypes
@@ -149,7 +230,7 @@ def main(argv: list[str]) -> None:
     if worker:
         supervise(worker, fd)
     try:
-        work(job, fd)
+        work(job, fd, channel)
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
     except BaseException as e:  # noqa: BLE001 - the worker must not fall through into the supervisor's code

@@ -4,7 +4,7 @@ conformance.sandbox.boot loads this source inside the sandboxed child (it arrive
 since the project tree is hidden there), and sandbox.bench imports it in-process to measure the
 sandbox's overhead. It uses the standard library only and never imports the project. Every value
 the submission gives back is read with exact-type checks (bool is not int, a dict subclass is read
-by its real items) and stops the workload with a protocol error if it does not have the API.md
+by its real items) and stops the workload with a protocol error if it does not have the docs/api.md
 shape. Nothing it returns is trusted: the parent validates every field (docs/sandbox.md).
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 __builtins__ = dict(builtins.__dict__)  # type: ignore[assignment] # functions below keep this copy when a submission patches builtins
 PROTOCOL = 1
-BIG = 1 << 63  # ints must be strictly inside (-BIG, BIG); JSON readers elsewhere need 64-bit values
+BIG = 1 << 128  # ints must be strictly inside (-BIG, BIG): the corpus goes past 64 bits; a bound keeps parsing cheap
 QUEUE_TYPES = (list, deque, tuple)
 _type, _len, _dict_items, _list_iter = type, len, dict.items, list.__iter__  # taken before the submission runs
 
@@ -41,7 +41,7 @@ encode = _make_encoder()
 
 
 class SubmissionProtocolError(Exception):
-    """A value the submission gave back does not have the API.md shape; the workload stops here."""
+    """A value the submission gave back does not have the docs/api.md shape; the workload stops here."""
 
 
 class RefusedImport(ImportError):
@@ -65,11 +65,11 @@ class Refuser(importlib.abc.MetaPathFinder):
 
 
 def exact_int(value: Any, what: str) -> int:
-    """Return value if it is an int (bool is not) inside the 64-bit range, else stop the workload."""
+    """Return value if it is an int (bool is not) inside the 128-bit range, else stop the workload."""
     if _type(value) is not int:
         raise SubmissionProtocolError(f"{what} must be an int, got {short_repr(value)} ({type_name(value)})")
     if not -BIG < value < BIG:
-        raise SubmissionProtocolError(f"{what} = {value} is outside the 64-bit range")
+        raise SubmissionProtocolError(f"{what} = {value} is outside the 128-bit range")
     number: int = value
     return number
 
@@ -197,13 +197,22 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[str, list[object
     return snap
 
 
-def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool = True) -> dict[str, object]:
-    """Run one workload through the API.md protocol and return the observed trace as plain JSON data."""
+def never() -> bool:
+    return False
+
+
+def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool = True,
+          probed: Callable[[], bool] = never) -> dict[str, object]:
+    """Run one workload through the docs/api.md protocol and return the observed trace as plain JSON data.
+
+    Every run takes this same path. Whether the run is a fresh-dict probe is asked of ``probed`` only
+    after the first schedule() has returned (in the sandbox it reads the parent's probe channel), so
+    nothing the submission can see before or during its first call tells a probe from a scored run.
+    """
     config = workload["config"]
     base: dict[str, int] = workload["sample"]["base"]
     eos_at = {k: frozenset(v) for k, v in workload["sample"].get("eos_at", {}).items()}
     eos = config["eos"]
-    mutate = workload.get("probe") == "mutate"
     requests = sorted(workload["requests"], key=lambda r: r["arrival"])
     every_id = {r["seq_id"] for r in requests}
     seqs: dict[str, object] = {}
@@ -250,7 +259,7 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
             del sampled[:]  # a sample_fn call during schedule() is recorded with this step too
             returned = sched.schedule()
             batch = read_batch(returned, seqs)
-            if mutate and type(returned) is dict:
+            if probed() and _type(returned) is dict:  # asked only now, after the call returned
                 returned.clear()  # a careless caller; a conforming submission must not notice
             record: dict[str, object] = {"step": step, "added": added, "schedule": batch}
             if white_box:

@@ -14,10 +14,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-BIG = 1 << 63
+BIG = 1 << 128  # as in the child: the corpus goes past 64 bits; a bound keeps parsing cheap
 STATUS_MAX = 64  # characters of a status name
 TEXT_MAX = 2000  # characters of an exception message or note
 CALLS = frozenset({"Scheduler()", "Sequence()", "add", "schedule", "update", "snapshot", "sample_fn"})
+
+
+def clean(text: str) -> str:
+    """The text with anything UTF-8 cannot encode (a lone surrogate from a JSON escape) replaced by '?'.
+
+    Every file grading writes is UTF-8; a child's text must never make writing them fail.
+    """
+    return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
 
 
 class Malformed(ValueError):
@@ -99,7 +107,7 @@ def get(obj: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
         raise Malformed(f"{where}.{key} = {value} is out of range")
     if kind is str and len(value) > TEXT_MAX:
         raise Malformed(f"{where}.{key} is longer than {TEXT_MAX} characters")
-    return value
+    return clean(value) if kind is str else value
 
 
 def ids(value: Any, known: frozenset[str] | set[str], where: str) -> tuple[str, ...]:
@@ -145,14 +153,14 @@ def seq_view(seq_id: str, row: Any, where: str) -> SeqView:
         if type(output) is not list or any(type(t) is not int or not -BIG < t < BIG for t in output):
             raise Malformed(f"{where}: output must be a list of ints or null")
         output = tuple(output)
-    return SeqView(seq_id, num_computed, num_tokens, num_blocks, status, output)
+    return SeqView(seq_id, num_computed, num_tokens, num_blocks, None if status is None else clean(status), output)
 
 
 def reasons(value: Any, where: str) -> dict[str, str]:
     if type(value) is not dict or any(type(v) is not str or len(v) > TEXT_MAX or len(k) > 200
                                       for k, v in value.items()):
         raise Malformed(f"{where} must map names to short strings")
-    return value
+    return {clean(k): clean(v) for k, v in value.items()}
 
 
 def snapshot(value: Any, known: set[str], where: str, rows: dict[str, SeqView],

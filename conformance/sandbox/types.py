@@ -16,13 +16,13 @@ STATUSES = (
     "stalled",  # the step cap (liveness bound + margin) was reached with requests unfinished
     "exception",  # the submission raised (any BaseException) inside a call
     "memory",  # the submission raised MemoryError (the address-space limit)
-    "protocol",  # a returned value broke API.md's shape, or the child's report was malformed
+    "protocol",  # a returned value broke docs/api.md's shape, or the child's report was malformed
     "timeout",  # the workload ran past its wall-clock limit
     "cpu_limit",  # the workload ran past its CPU-time limit (SIGXCPU)
     "exit",  # the process exited in the middle of the workload (os._exit, sys.exit at import)
     "signal",  # the process was killed by a signal (segfault, SIGKILL from the hard CPU limit)
     "load_error",  # the module could not be loaded (import error, refused import, missing class)
-    "not_run",  # the whole run's time budget was spent before this workload started
+    "not_run",  # the run's or the submission's time budget was spent before this workload started
     "sandbox_error",  # the sandbox itself failed to start: a fault of the grader, not the submission
 )
 
@@ -31,17 +31,19 @@ STATUSES = (
 class Limits:
     """Per-workload and whole-run limits. The defaults suit grading; tests pass tighter ones."""
 
-    workload_seconds: float = 10.0  # wall clock per workload
-    workload_cpu_seconds: int = 10  # CPU time per workload (soft RLIMIT_CPU, moved forward per workload)
-    startup_seconds: float = 5.0  # wall clock to start the child and import the submission
-    run_seconds: float = 600.0  # wall clock for the whole run, all children together
+    workload_seconds: float = 10.0  # per workload: a child idle this long times out; hard wall limit is
+    #                                  WALL_FACTOR times this (+ WALL_SLACK), rerun once before it counts
+    workload_cpu_seconds: int = 10  # CPU time of the whole process tree per workload
+    startup_seconds: float = 5.0  # the same two limits for starting the child and importing the submission
+    run_seconds: float = 600.0  # wall clock for this call, all children together
     cpu_seconds: int = 600  # hard RLIMIT_CPU of one child process
     memory_bytes: int = 1 << 30  # RLIMIT_AS of the child
     file_bytes: int = 1 << 20  # RLIMIT_FSIZE: the largest file the child may write
     open_files: int = 64  # RLIMIT_NOFILE
     processes: int = 16  # RLIMIT_NPROC (processes of the child's uid; not enforced for root)
     output_bytes: int = 1 << 20  # bytes of stdout and of stderr kept; the rest is counted and dropped
-    report_bytes: int = 256 << 20  # bytes of JSON reports accepted from one child
+    report_bytes: int = 32 << 20  # bytes of JSON reports accepted from one child (one message: LINE_MAX)
+    tmp_bytes: int = 64 << 20  # size of the child's private /tmp and of its /dev/shm (namespace levels)
     step_margin: int = 16  # steps allowed past the liveness bound before a run counts as stalled
     white_box: bool = True  # read blocks_used, queues and sequence fields after every call
     isolation: str | None = None  # force a level of isolation.LEVELS; None: the best available
@@ -71,7 +73,21 @@ class WorkloadResult:
     cause: str  # for the report, e.g. "timeout: workload 3 ran past 2.0 s of wall time; its process tree was killed"
     steps: tuple[ObservedStep, ...] = ()  # complete steps observed before the end
     error: CallError | None = None  # the failing call, for "exception", "memory" and child-detected "protocol"
-    seconds: float = 0.0  # wall time the parent measured for this workload
+    seconds: float = 0.0  # CPU seconds of the child's whole process tree on this workload (load-independent)
+    wall_seconds: float = 0.0  # wall time the parent measured (depends on the machine's load)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadFailure:
+    """Why the module could not be loaded, structured for reports (every string bounded by the parent)."""
+
+    kind: str  # "exception", "refused_import", "missing_api", "syntax", "timeout" or "ended"
+    exc_type: str  # e.g. "ModuleNotFoundError", "SyntaxError"; "" for timeout / ended
+    message: str  # the exception's message, at most 500 characters
+    file: str | None = None  # SyntaxError: the file relative to the submission (e.g. "p07_scheduler.py")
+    line: int | None = None  # SyntaxError: 1-based line number
+    text: str | None = None  # SyntaxError: the offending line's text, at most 200 characters, no newline
+    column: int | None = None  # SyntaxError: 1-based column (Python's offset)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +107,10 @@ class SandboxResult:
     survivors: int  # processes of the run still found alive after teardown (0 unless isolation failed)
     seconds: float
     notes: tuple[str, ...] = ()
+    load_failure: LoadFailure | None = None  # the structured form of load_error
+    cpu_seconds: float = 0.0  # CPU seconds of every child's process tree together
+    child_uid: int | None = None  # the uid the child reported (before the submission ran)
+    child_cap_eff: int | None = None  # the child's effective capability set, read by itself from /proc
 
     def causes(self) -> list[str]:
         """One line per workload that did not end "ok", plus output truncation: what a report shows."""

@@ -20,7 +20,7 @@ from spec.trace import Request, Workload, make_workload, run_workload, snapshot_
 
 HERE = Path(__file__).parent
 CORRECT = HERE.parents[1] / "conformance" / "mutants" / "reference_scheduler.py"
-TIGHT = Limits(workload_seconds=2.0, workload_cpu_seconds=5, startup_seconds=5.0, run_seconds=30.0,
+TIGHT = Limits(workload_seconds=2.0, workload_cpu_seconds=2, startup_seconds=5.0, run_seconds=30.0,
                cpu_seconds=20, memory_bytes=256 << 20, processes=16, output_bytes=1 << 20)
 
 SELF_PREEMPTION = make_workload(Config(3, 2, 8, 64), [Request("a1", 2, 3), Request("a2", 2, 3)],
@@ -74,10 +74,9 @@ def assert_still_correct() -> SandboxResult:
 
 
 def run_hostile(name: str, tmp_path: Path, limits: Limits = TIGHT) -> SandboxResult:
-    began = time.monotonic()
     result = run_in_sandbox(hostile(name, tmp_path), WORKLOADS, limits)
-    budget = len(WORKLOADS) * (limits.workload_seconds + limits.startup_seconds) + 5
-    assert time.monotonic() - began < budget, f"{name} took longer than its limits allow"
+    budget = result.children * (limits.workload_cpu_seconds + 1.5) + 2  # CPU of the whole trees, not wall time
+    assert result.cpu_seconds < budget, f"{name} used {result.cpu_seconds} s of CPU, more than its limits allow"
     assert result.survivors == 0, f"{result.survivors} processes of {name} outlived the run"
     return result
 
@@ -98,8 +97,8 @@ def test_optimized_implementation_matches_the_reference_through_the_sandbox() ->
 
 
 @pytest.mark.parametrize(("name", "status", "words"), [
-    ("infinite_loop", "timeout", ["timeout", "2.0 s", "killed"]),
-    ("sleep_forever", "timeout", ["timeout", "wall time"]),
+    ("infinite_loop", "cpu_limit", ["cpu_limit", "2 s of CPU time", "killed"]),
+    ("sleep_forever", "timeout", ["timeout", "no progress for 0.5 s", "sleeping"]),
     ("memory_bomb", "memory", ["MemoryError", "256 MB"]),
     ("sys_exit", "exception", ["SystemExit", "update"]),
     ("os_exit", "exit", ["code 7"]),
@@ -121,7 +120,7 @@ def test_hostile_submission_is_contained_and_named(name: str, status: str, words
         for word in words:
             assert word in got.cause, f"{word!r} not in {got.cause!r}"
     # one hang, exit or malformed report costs one workload, then a fresh child takes the next
-    restarts = status in ("timeout", "exit", "signal") or name == "forge_report"
+    restarts = status in ("timeout", "cpu_limit", "exit", "signal") or name == "forge_report"
     assert result.children == (len(WORKLOADS) if restarts else 1)
     assert_still_correct()
 
@@ -131,7 +130,7 @@ def test_cpu_limit_stops_a_busy_loop_before_the_wall_clock(tmp_path: Path) -> No
                     memory_bytes=512 << 20, processes=16)
     result = run_in_sandbox(hostile("infinite_loop", tmp_path), [SELF_PREEMPTION], limits)
     assert result.workloads[0].status == "cpu_limit", result.workloads[0].cause
-    assert "SIGXCPU" in result.workloads[0].cause and result.workloads[0].seconds < 5
+    assert "1 s of CPU time" in result.workloads[0].cause and result.workloads[0].seconds < 3  # CPU seconds
 
 
 def test_fork_bomb_is_capped_and_leaves_nothing_behind(tmp_path: Path) -> None:
@@ -213,7 +212,7 @@ def test_other_submissions_results_are_intact(tmp_path: Path) -> None:
     assert [w.status for w in before.workloads] == ["ok", "ok"]
 
 
-@pytest.mark.parametrize("level", ["user-namespace", "process-group"])
+@pytest.mark.parametrize("level", ["namespaces", "process-group"])
 @pytest.mark.parametrize(("name", "status"), [("setsid_grandchild", "timeout"), ("os_exit", "exit"),
                                               ("fork_bomb", "exception")])
 def test_weaker_isolation_levels_still_contain_the_tree(level: str, name: str, status: str, tmp_path: Path) -> None:
@@ -247,11 +246,11 @@ def test_whole_run_budget_marks_the_rest_not_run(tmp_path: Path) -> None:
     limits = dataclasses.replace(TIGHT, run_seconds=1.0)
     result = run_in_sandbox(hostile("infinite_loop", tmp_path), WORKLOADS, limits)
     assert [w.status for w in result.workloads] == ["timeout", "not_run"]
-    assert "whole run" in result.workloads[0].cause and "1.0 s" in result.workloads[1].cause
+    assert "whole run's 1.0 s" in result.workloads[0].cause and "1.0 s" in result.workloads[1].cause
 
 
 @pytest.mark.parametrize(("name", "words"), [
-    ("import_loop", "timeout: importing the submission ran past 1.0 s"),
+    ("import_loop", "timeout: importing the submission ran past its limits (1 s of CPU"),
     ("no_scheduler", "missing_api"),
 ])
 def test_broken_module_is_a_load_error(name: str, words: str, tmp_path: Path) -> None:
@@ -291,10 +290,11 @@ def test_extra_hidden_directory_is_empty_for_the_child(tmp_path: Path) -> None:
     secret.mkdir()
     (secret / "bob.py").write_text("ANSWER = 42\n")
     path = tmp_path / "p07_scheduler.py"
-    peek = f"\nimport os\n_SEEN = os.listdir({str(secret)!r})\nassert not _SEEN, _SEEN\n"
+    peek = (f"\nimport os\n_SEEN = os.listdir({str(secret)!r}) if os.path.exists({str(secret)!r}) else []\n"
+            "assert not _SEEN, _SEEN\n")
     path.write_text(CORRECT.read_text() + peek)
     result = run_in_sandbox(path, [SELF_PREEMPTION], dataclasses.replace(TIGHT, hide=(str(secret),)))
-    if result.isolation.hides_project:
+    if result.isolation.hides_project:  # absent from the fresh root, or covered where it lies in the runtime
         assert result.load_error is None and result.workloads[0].status == "ok", result.load_error
     else:
         assert result.load_error is not None and "bob.py" in result.load_error

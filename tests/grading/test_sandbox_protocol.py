@@ -63,7 +63,7 @@ def forged(edit: Any) -> dict[str, Any]:
     (lambda m: m.__setitem__("end", "passed"), "expected 'finished'"),
     (lambda m: m["steps"][0]["sample_calls"].append(["a1", -1]), "int >= 0"),
     (lambda m: m["steps"][0]["after_update"].__setitem__("blocks_used", "2"), "must be int"),
-    (lambda m: m["steps"][0]["after_update"]["seqs"]["a1"].__setitem__(0, 1 << 70), "where an int or null belongs"),
+    (lambda m: m["steps"][0]["after_update"]["seqs"]["a1"].__setitem__(0, 1 << 130), "where an int or null belongs"),
     (lambda m: m["steps"][0]["after_schedule"].__setitem__("seqs", {}), "without its first row"),
     (lambda m: m.__setitem__("error", {"kind": "protocol"}), "not every request"),
 ])

@@ -33,6 +33,7 @@ def test_minimal_rubric_gets_defaults():
     (MINIMAL.replace("points = 5", 'points = "5"'), r"item\[0\].points has the wrong type: '5'"),
     (MINIMAL + 'visibility = "secret"\n', r"visibility is 'secret'; use one of hidden"),
     (MINIMAL + 'checks = ["vibes"]\n', r"checks names 'vibes'"),
+    (MINIMAL + 'visibility = "hidden"\n', r"item\[0\] \('a'\) is hidden with 5 points; .* \"after_published\""),
     (MINIMAL + '[[item]]\nid = "a"\npoints = 1\n', r"id 'a' is used twice"),
     (MINIMAL.replace('corpus = "p07-corpus/1"', ""), r"missing field 'corpus'"),
     ('scoring = "curve"\n' + MINIMAL, r"scoring is 'curve'"),
@@ -72,3 +73,28 @@ def test_a_rubric_item_matching_no_case_is_refused():
     text = MINIMAL.replace("p07-corpus/1", corpus_id()) + 'features = ["no-such-feature"]\n'
     with pytest.raises(RubricError, match=r"rubric items \['a'\] match no corpus case; use feature tags from"):
         check_scope(parse_rubric(text))
+
+
+def test_a_hidden_item_without_points_is_accepted():
+    assert parse_rubric(MINIMAL.replace("points = 5", "points = 0") + 'visibility = "hidden"\n').total == 0
+
+
+@pytest.mark.parametrize(("name", "value", "match"), [
+    ("SCHEDCHECK_ISOLATION", "chroot", r"SCHEDCHECK_ISOLATION is 'chroot'; use one of"),
+    ("SCHEDCHECK_HIDE", "/ok:relative/dir", r"SCHEDCHECK_HIDE holds relative paths \['relative/dir'\]"),
+])
+def test_bad_deployment_settings_are_refused_before_grading(monkeypatch, name, value, match):
+    from conformance.grading.judge import check_scope
+
+    monkeypatch.setenv(name, value)
+    with pytest.raises(RubricError, match=match):
+        check_scope(load_rubric())
+
+
+def test_deployment_settings_reach_the_sandbox_limits(monkeypatch):
+    from conformance.grading.judge import limits_for
+
+    monkeypatch.setenv("SCHEDCHECK_ISOLATION", "process-group")
+    monkeypatch.setenv("SCHEDCHECK_HIDE", "/autograder:/srv/x")
+    limits = limits_for(load_rubric())
+    assert limits.isolation == "process-group" and limits.hide == ("/autograder", "/srv/x")

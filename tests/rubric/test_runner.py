@@ -117,9 +117,63 @@ def test_a_grader_bug_on_one_entry_loses_nothing_else(subs, tmp_path):
     out = tmp_path / "out"
     grade_all(subs, out, RUBRIC, broken_grade, progress=None)
     assert "a bug in the grader" in (out / "b" / "grader_error.txt").read_text()
-    assert "bug in schedcheck, not in your code" in (out / "b" / "results.json").read_text()
+    assert "not of your code" in (out / "b" / "results.json").read_text()
     assert not (out / "b" / "grade.json").exists()
     assert [g.submission for g in write_summary(out, RUBRIC)] == ["a", "c", "d"]
     CALLS.clear()
     grade_all(subs, out, RUBRIC, fake_grade, progress=None)
     assert CALLS == ["b"]
+
+
+def dying_grade(entry, rubric):
+    """Kills its own worker process on entry b, as the kernel's OOM killer would."""
+    import os
+
+    if entry.name == "b":
+        os._exit(9)
+    return fake_grade(entry, rubric)
+
+
+def test_a_dead_pool_worker_is_replaced_and_only_its_entry_fails(subs, tmp_path):
+    out = tmp_path / "out"
+    grade_all(subs, out, RUBRIC, dying_grade, jobs=2, progress=None)
+    write_summary(out, RUBRIC)
+    rows = {r["submission"]: r for r in csv.DictReader(io.StringIO((out / "summary.csv").read_text()))}
+    assert sorted(rows) == ["a", "b", "c", "d"]
+    assert {n: r["status"] for n, r in rows.items()} == {"a": "graded", "b": "grader error", "c": "graded",
+                                                         "d": "graded"}
+    assert "worker died" in rows["b"]["cause"] and rows["b"]["score"] == ""
+    assert rows["a"]["score"] == "100" and rows["c"]["score"] == "100"
+
+
+def test_a_failure_to_write_one_entry_is_that_entrys_grader_error(subs, tmp_path):
+    out = tmp_path / "out"
+    (out / "c").mkdir(parents=True)
+    (out / "c" / "report.md").mkdir()  # writing c's report fails, like a full disk would
+    grade_all(subs, out, RUBRIC, fake_grade, progress=None)
+    rows = {r["submission"]: r["status"] for r in csv.DictReader(io.StringIO(write_summary(out, RUBRIC) and
+                                                                               (out / "summary.csv").read_text()))}
+    assert rows == {"a": "graded", "b": "graded", "c": "grader error", "d": "graded"}
+    assert "IsADirectoryError" in (out / "c" / "grader_error.txt").read_text()
+
+
+def test_the_command_exits_non_zero_and_lists_every_entry_when_one_cannot_be_graded(tmp_path, monkeypatch):
+    import argparse
+
+    from conformance.grading import cli, judge
+
+    d = tmp_path / "subs"
+    d.mkdir()
+    for name, text in [("a", "GOOD"), ("b", "bad")]:
+        (d / f"{name}.py").write_text(text)
+    (d / "notes.txt").write_text("not a submission")
+    monkeypatch.setattr(judge, "grade_one", broken_grade)
+    monkeypatch.setattr(judge, "check_scope", lambda rubric: None)
+    args = argparse.Namespace(submissions=str(d), out=str(tmp_path / "out"), jobs=1, rubric=None, profile=None,
+                              force=False, shard=None, executor="local", scheduler_address=None)
+    assert cli.main(args) == 1
+    rows = {r["submission"]: r["status"] for r in csv.DictReader(io.StringIO((tmp_path / "out" / "summary.csv")
+                                                                              .read_text()))}
+    assert rows == {"a": "graded", "b": "grader error", "notes.txt": "refused"}
+    monkeypatch.setattr(judge, "grade_one", fake_grade)
+    assert cli.main(args) == 0  # resumable: only b is graded again

@@ -1,0 +1,199 @@
+"""What a student reads about a failure: a counterexample to replay, a load error at its line, a misnamed file.
+
+Every text here reaches a student's Gradescope page, so it has to be something a student
+can act on without the grader's files: a failed item carries its smallest failing case as
+a step table with the spec's reasons, plus the same case as a JSON file for `schedcheck
+replay` and as a standalone pytest file; a module that does not load is shown as
+`file:line`, the line and a caret; a submission without p07_scheduler.py lists what was
+found. Everything the submission controls is escaped and bounded (conformance.grading.escape).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from pathlib import Path, PurePath
+from typing import Any
+
+from conformance.checks.checkers import Finding, expected_trace
+from conformance.grading.escape import TEXT_LIMIT, cut, json_inert, md, md_block, md_name, visible_json
+from conformance.grading.observe import Case
+from conformance.grading.tables import markdown_table
+from spec.trace import workload_to_json
+
+MODULE = "p07_scheduler.py"
+LISTED_FILES = 20  # files of a submission listed when p07_scheduler.py is missing
+WALK_LIMIT = 500  # entries of a submission folder looked at to list them
+SANDBOX_DIR = re.compile(r"/[^\s'\"]*schedcheck-sandbox-[^/\s'\"]+/")  # the child's random directory
+SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
+
+
+def replay_json(case: Case, finding: Finding | None) -> dict[str, Any]:
+    """The case as a workload file `schedcheck replay FILE p07_scheduler.py` reads, with the first finding."""
+    found = None if finding is None else visible_json(finding.to_json())  # every string visible and bounded
+    return {"format": "schedcheck/workload", **workload_to_json(case.workload), "finding": found}
+
+
+def pytest_repro(case: Case, finding: Finding) -> str:
+    """A standalone pytest file: the case's calls with the spec's results asserted step by step.
+
+    Each step asserts schedule()'s batch (in order), update()'s result, the sample_fn calls made
+    during the step and blocks_used, up to the first divergence; a finding about outputs or
+    liveness runs every step and then asserts the final outputs.
+    """
+    w, c = case.workload, case.workload.config
+    trace = expected_trace(w)
+    last = finding.step if finding.call not in ("outputs", "run") and finding.step >= 1 else len(trace.steps)
+    eos_at = {k: list(v) for k, v in w.sample.eos_at}
+    lines = [f'"""Counterexample {case.vector_id}: {finding.check} [{finding.rule}] at step {finding.step}.',
+             "", "Run: pytest test_counterexample.py (with p07_scheduler.py in the same folder).", '"""',
+             "import importlib.util", "import pathlib", "",
+             'PATH = pathlib.Path(__file__).with_name("p07_scheduler.py")',
+             'spec = importlib.util.spec_from_file_location("p07_scheduler", PATH)',
+             "m = importlib.util.module_from_spec(spec)", "spec.loader.exec_module(m)",
+             f"BASE = {dict(w.sample.base)!r}", f"EOS_AT = {eos_at!r}  # output positions that sample eos",
+             "calls = []  # sample_fn calls of the current step: (seq_id, token)", "", "",
+             "def sample(seq):",
+             f"    token = {c.eos!r} if len(seq.output) in EOS_AT.get(seq.seq_id, ()) else "
+             "BASE[seq.seq_id] + len(seq.output)",
+             "    calls.append((seq.seq_id, token))", "    return token", "", "",
+             "def test_counterexample():",
+             f"    s = m.Scheduler(num_blocks={c.num_blocks}, block_size={c.block_size}, "
+             f"max_num_seqs={c.max_num_seqs}, max_num_batched_tokens={c.max_num_batched_tokens}, "
+             f"sample_fn=sample, eos={c.eos!r})",
+             "    seqs = {}"]
+    arrivals: dict[int, list[str]] = {}
+    for r in w.requests:
+        add = f"    seqs[{r.seq_id!r}] = m.Sequence({r.seq_id!r}, {r.prompt_len}, {r.max_tokens})"
+        arrivals.setdefault(r.arrival, []).append(f"{add}; s.add(seqs[{r.seq_id!r}])")
+    for step in trace.steps[:last]:
+        n = step.step
+        lines += arrivals.get(n, []) + ["    calls.clear()", "    batch = s.schedule()",
+                                         f"    assert list(batch.items()) == {[tuple(p) for p in step.batch]!r}, "
+                                         f"'step {n}: schedule()'"]
+        if finding.rule == "H.fresh_dict":
+            lines.append("    batch.clear()  # a caller may change the returned dict; update() must not notice")
+        lines += [f"    assert [q.seq_id for q in s.update()] == {list(step.finished)!r}, 'step {n}: update()'",
+                  f"    assert calls == {list(step.sampled)!r}, 'step {n}: sample_fn calls (seq_id, token)'",
+                  f"    assert getattr(s, 'blocks_used', {step.after_update.blocks_used}) == "
+                  f"{step.after_update.blocks_used}, 'step {n}: blocks_used after update()'"]
+    if last == len(trace.steps):
+        outputs = {k: list(v) for k, v in sorted(trace.outputs().items())}
+        lines.append(f"    assert {{k: list(q.output) for k, q in seqs.items()}} == {outputs!r}, 'final outputs'")
+    return "\n".join(lines) + "\n"
+
+
+def counterexample_md(case: Case, observed: dict[str, Any], finding: Finding | None) -> str:
+    """The step table, the spec's reasons, and the case as replay JSON and as a pytest file, in Markdown."""
+    parts = [markdown_table(case.workload, observed, finding, case.vector_id), "",
+             "Replay it: save this as `counterexample.json` beside your `p07_scheduler.py` and run "
+             "`schedcheck replay counterexample.json p07_scheduler.py`:", "",
+             md_block(json_inert(replay_json(case, finding)), "json")]
+    if finding is not None:
+        repro = pytest_repro(case, finding)
+        parts += ["", "Or save this as `test_counterexample.py` beside it and run `pytest test_counterexample.py`:",
+                  "", md_block(repro, "python")]
+    return "\n".join(parts)
+
+
+def _syntax_from_text(message: str) -> dict[str, Any] | None:
+    """SyntaxError's args as the sandbox's text gives them: ('msg', (file, line, column, text, ...))."""
+    try:
+        args = ast.literal_eval(message)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if (isinstance(args, tuple) and len(args) == 2 and isinstance(args[0], str) and isinstance(args[1], tuple)
+            and len(args[1]) >= 4):
+        filename, lineno, column, text = args[1][:4]
+        return {"message": args[0], "filename": filename, "lineno": lineno, "column": column, "text": text}
+    return None
+
+
+def load_error_parts(result: object, load_error: str) -> dict[str, object]:
+    """exc_type, message, and for a syntax error filename, lineno, column and text (each may be None).
+
+    Read from the sandbox's structured `load_failure` (conformance.sandbox.types.LoadFailure) when the
+    result has one, else parsed from the `load_error` sentence.
+    """
+    failure = getattr(result, "load_failure", None)
+    if failure is not None:
+        line = getattr(failure, "line", None)
+        parts: dict[str, object] = {
+            "exc_type": getattr(failure, "exc_type", None) or getattr(failure, "kind", None),
+            "message": getattr(failure, "message", ""), "filename": getattr(failure, "file", None),
+            "lineno": line if type(line) is int else None, "text": getattr(failure, "text", None),
+            "column": getattr(failure, "column", None)}
+        syntax = _syntax_from_text(str(parts["message"])) if parts["exc_type"] in SYNTAX_ERRORS else None
+        if syntax is not None:  # the message is SyntaxError's args: keep its first part, fill what is missing
+            parts = {**syntax, **{k: v for k, v in parts.items() if v is not None}, "message": syntax["message"]}
+        return parts
+    match = re.match(r"^(\w+): (\w+): (.*)$", load_error, re.S)
+    if match is None:
+        return {"exc_type": None, "message": load_error}
+    exc_type, message = match.group(2), match.group(3)
+    if exc_type in SYNTAX_ERRORS and (syntax := _syntax_from_text(message)) is not None:
+        return {"exc_type": exc_type, **syntax}
+    return {"exc_type": exc_type, "message": message}
+
+
+def load_error_md(result: object, load_error: str) -> tuple[str, str]:
+    """A one-line reason for every item and the full Markdown (file:line, the line, a caret) for the summary."""
+    p = load_error_parts(result, load_error)
+    exc = str(p.get("exc_type") or "error")
+    message = SANDBOX_DIR.sub("", str(p.get("message") or ""))
+    lineno = p.get("lineno")
+    if type(lineno) is int:
+        name = PurePath(str(p.get("filename") or MODULE)).name
+        where = f"{name}:{lineno}"
+        lines = [f"**`{MODULE}` does not load:** {md(exc, 80)} at {md_name(where, 120)}: {md(message)}", ""]
+        text = p.get("text")
+        if isinstance(text, str) and text.strip():
+            raw = text.rstrip("\n").expandtabs(4)
+            stripped = raw.lstrip()
+            column = p.get("column")
+            pad = max(0, (column if type(column) is int else 1) - 1 - (len(raw) - len(stripped)))
+            lines += [md_block(f"{lineno:>5} | {cut(stripped, 200)}\n      | {' ' * min(pad, 200)}^"), ""]  # visible
+        lines.append("Fix that line and resubmit; `python -m py_compile p07_scheduler.py` finds it locally.")
+        return f"does not load: {cut(exc, 80)} at {cut(where, 120)}", "\n".join(lines)
+    shown = f"{exc}: {message}" if message else exc
+    lines = [f"**`{MODULE}` does not load:** {md(shown, TEXT_LIMIT)}", "",
+             "Importing the module must succeed and define `Scheduler` and `Sequence`, as the interface requires; run "
+             "`python -c \"import p07_scheduler\"` in its folder to see the full error."]
+    return f"does not load: {cut(exc, 80)}", "\n".join(lines)
+
+
+def _files(source: Path) -> list[str]:
+    """The files of a submission, relative to it: walked without following links, at most WALK_LIMIT entries."""
+    if not source.is_dir() or source.is_symlink():
+        return [source.name] if os.path.lexists(source) else []
+    found: list[str] = []
+    seen = 0
+    for folder, dirs, files in os.walk(source, followlinks=False):
+        dirs.sort()
+        seen += len(dirs) + len(files)
+        found += [os.path.relpath(os.path.join(folder, f), source) for f in files]
+        if seen > WALK_LIMIT:
+            break
+    return sorted(found)
+
+
+def missing_md(source: Path, problem: str) -> str:
+    """What was submitted instead of p07_scheduler.py, and what to rename."""
+    found = _files(source)
+    lines = [f"**Nothing to grade:** {md(problem)}. The autograder grades one file named `{MODULE}`."]
+    if not found:
+        return "\n".join(lines + ["", "Your submission holds no files. Upload `p07_scheduler.py` and resubmit."])
+    lines += ["", f"Your submission holds {len(found)} file(s):", ""]
+    lines += [f"- {md_name(f, 120)}" for f in found[:LISTED_FILES]]  # the submission's own names
+    if len(found) > LISTED_FILES:
+        lines.append(f"- … and {len(found) - LISTED_FILES} more")
+    pythons = [f for f in found if f.endswith(".py")]
+    near = [f for f in pythons if PurePath(f).name.lower().replace("-", "_") == MODULE]
+    pick = near[0] if near else pythons[0] if len(pythons) == 1 else None
+    lines.append("")
+    if pick is not None and source.is_dir() and not source.is_symlink():
+        lines.append(f"Rename {md_name(pick, 120)} to `{MODULE}` (exactly this name, lower case) and resubmit.")
+    else:
+        lines.append(f"Put your scheduler in a file named `{MODULE}` (exactly this name) and resubmit.")
+    return "\n".join(lines)

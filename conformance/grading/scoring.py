@@ -1,0 +1,94 @@
+"""Score rubric items from the verdicts of every case, and write each item's feedback.
+
+An item covers the cases whose feature tags it names and the checks it names; its score is
+proportional (or all or nothing) to the cases that pass. A failed item's output is what
+the student acts on: how many cases pass, the first failing cases in one line each, and the
+smallest failing case as a counterexample to replay (conformance.grading.feedback).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.checks.checkers import Finding
+from conformance.grading.escape import md, md_code
+from conformance.grading.feedback import counterexample_md
+from conformance.grading.observe import Case, category
+from conformance.grading.outputs import ItemResult
+from conformance.grading.rubric import Item, Rubric
+from conformance.sandbox.types import SandboxResult, WorkloadResult
+
+LISTED_CASES = 5  # failing cases named in one line each
+
+
+def in_scope(item: Item, case: Case) -> bool:
+    return not item.features or bool(set(item.features) & set(case.tags))
+
+
+def _line(case: Case, finding: Finding | None, kind: str) -> str:
+    what = f"\\[{md(finding.check, 40)} {md(finding.rule, 40)}\\] {md(finding.message)}" if finding else kind
+    return f"- {md_code(case.vector_id, 120)}: {what}"
+
+
+def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: list[dict[str, Finding | None]],
+               results: tuple[WorkloadResult, ...], observed: list[dict[str, Any]]) -> ItemResult:
+    """Score one rubric item on the cases in its scope; its output names the failures and replays the smallest.
+
+    The item's time is the wall time of its cases added up; past its limit it scores 0.
+    """
+    limit = item.seconds or rubric.limits.item_seconds
+    # cases that timed out or never ran are failed below; only finished runs count toward the limit,
+    # so a hang always gives the same report however far the run got
+    spent = sum(r.seconds for c, r in zip(cases, results, strict=False)
+                if in_scope(item, c) and r.status in ("ok", "stalled"))
+    if spent > limit:
+        return ItemResult(item, 0.0, "timeout", f"Time limit: this item's cases took {spent:.1f} s in all, "
+                          f"more than its {limit:g} s. Look for a step whose cost grows with the run.")
+    run = passed = 0
+    worst = "passed"
+    failing: list[tuple[int, Finding | None, str]] = []
+    for index, (case, found, result) in enumerate(zip(cases, verdicts, results, strict=True)):
+        relevant = [c for c in item.checks if c in found]
+        if not in_scope(item, case) or not relevant:
+            continue
+        run += 1
+        ended = category(result)
+        bad = [found[c] for c in relevant if found[c] is not None]
+        if not bad and ended == "passed":
+            passed += 1
+            continue
+        kind = ended if ended != "passed" else "failed"
+        worst = kind if worst == "passed" or kind == "timeout" else worst
+        # a case that crashed or timed out fails every item it is in: name why, whichever check saw it
+        failing.append((index, bad[0] if bad else next((f for f in found.values() if f is not None), None), kind))
+    assert run, f"rubric item {item.id} has no case in scope (check_scope refuses such a rubric)"
+    fraction = passed / run if rubric.scoring == "proportional" else float(passed == run)
+    output = f"{passed} of {run} cases pass."
+    if failing:
+        lines = [_line(cases[i], f, kind) for i, f, kind in failing[:LISTED_CASES]]
+        more = len(failing) - LISTED_CASES
+        lines += [f"- … and {more} more"] if more > 0 else []
+        index, finding, _ = min(failing, key=lambda t: (len(cases[t[0]].workload.requests),
+                                                        len(observed[t[0]]["steps"]), cases[t[0]].vector_id))
+        output += "\n\n" + "\n".join(lines) + "\n\n### The smallest failing case\n\n" + \
+            counterexample_md(cases[index], observed[index], finding)
+    return ItemResult(item, round(item.points * fraction, 2), worst, output, run, passed)
+
+
+def run_notes(rubric: Rubric, result: SandboxResult) -> list[str]:
+    """What went wrong in the run, in words that do not depend on timing: a hang reads the same every run."""
+    notes = []
+    timeouts = [w for w in result.workloads if category(w) == "timeout"]
+    if timeouts:
+        notes.append(f"{len(timeouts)} of {len(result.workloads)} runs timed out or were not reached (each may "
+                     f"take {rubric.limits.workload_seconds:g} s, all together {rubric.limits.run_seconds:g} s); "
+                     f"the first: workload {timeouts[0].index} ({timeouts[0].name or 'unnamed'})")
+    crashed = [w for w in result.workloads if category(w) == "crashed"]
+    if crashed:
+        notes.append(f"{len(crashed)} of {len(result.workloads)} runs crashed; the first: workload "
+                     f"{crashed[0].index} ({crashed[0].name or 'unnamed'}): {crashed[0].cause}")
+    for stream, cut in (("stdout", result.stdout_truncated), ("stderr", result.stderr_truncated)):
+        if cut:
+            notes.append(f"{stream} truncated: the submission printed more than {rubric.limits.output_bytes} bytes; "
+                         "printing is not graded, remove it")
+    return notes

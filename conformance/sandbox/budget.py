@@ -1,0 +1,84 @@
+"""One submission's total budget over every sandboxed run, scored or not, and robust cleanup of run folders.
+
+A grader calls run_in_sandbox several times for one submission (corpus batches, exploration). Each
+call has its own limits, so without a shared budget a submission that wastes time only where it
+costs no points (sleeping or spinning in unscored runs) could hold a grading worker for as long as
+all the calls' limits added up. ``submission_budget`` makes every call inside it draw on one CPU
+budget (the process trees' CPU time, load-independent) and one wall-clock safety net.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+RESTARTS = 100  # a submission that crashes every workload stops after this many restarts, not at a wall time
+
+
+@dataclass
+class Budget:
+    """CPU seconds left for the submission's process trees, and the wall-clock deadline of all its runs."""
+
+    cpu_seconds: float
+    wall_seconds: float
+    restarts: int = RESTARTS  # fresh children after a crash or timeout: a count, so the cut is the same every run
+    cpu_used: float = 0.0
+    restarts_used: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def deadline(self) -> float:
+        return self.started + self.wall_seconds
+
+    def left(self, now_cpu: float = 0.0) -> bool:
+        """Whether CPU remains, counting `now_cpu` seconds of the child running now."""
+        return (self.cpu_used + now_cpu < self.cpu_seconds and self.restarts_used <= self.restarts
+                and time.monotonic() < self.deadline)
+
+    def why(self) -> str:
+        return (f"the submission's total budget for all its runs ({self.cpu_seconds:g} s of CPU, "
+                f"{self.restarts} restarts after a crash or timeout, {self.wall_seconds:g} s of wall time) was spent")
+
+
+_current: list[Budget] = []
+
+
+def current() -> Budget | None:
+    return _current[-1] if _current else None
+
+
+@contextlib.contextmanager
+def submission_budget(cpu_seconds: float, wall_seconds: float) -> Iterator[Budget]:
+    """Every run_in_sandbox call inside this block draws on one budget (not thread-safe: one per process)."""
+    if not cpu_seconds > 0 or not wall_seconds > 0:
+        raise ValueError(f"a submission budget needs cpu_seconds > 0 and wall_seconds > 0, got {cpu_seconds!r} "
+                         f"and {wall_seconds!r}")
+    budget = Budget(float(cpu_seconds), float(wall_seconds))
+    _current.append(budget)
+    try:
+        yield budget
+    finally:
+        _current.remove(budget)
+
+
+def remove_tree(path: str) -> None:
+    """Delete a run folder whatever a submission left in it (deep nesting, odd names, no permissions).
+
+    shutil.rmtree recurses in Python and fails on a few thousand nested folders; `rm -rf` does not.
+    Never raises: a folder that cannot be removed is left for the machine's temp cleaner.
+    """
+    if not os.path.lexists(path):
+        return
+    try:
+        shutil.rmtree(path)
+        return
+    except (OSError, RecursionError):
+        pass
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run(["chmod", "-R", "u+rwx", path], capture_output=True, timeout=60, check=False)
+        subprocess.run(["rm", "-rf", "--one-file-system", path], capture_output=True, timeout=120, check=False)

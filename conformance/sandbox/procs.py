@@ -1,0 +1,123 @@
+"""The sandbox child's process tree seen from the parent, through /proc: its CPU time, its strays, its end.
+
+Kept apart from conformance.sandbox.isolation (which builds the command) because these work the same
+at every level: the tree is found from the child's pid (task/*/children), CPU time is summed over it
+(reaped descendants included, through their reaper's cutime/cstime), and a run's last processes are
+found by their unique uid, or by the token in their environment when the grader is not root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+
+from conformance.sandbox.isolation import Isolation
+
+
+def proc_children(pid: int) -> list[int]:
+    """Direct children of pid, from /proc (every thread's list)."""
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(p) for p in f.read().split()]
+    except OSError:
+        pass
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    seen, todo = [], [pid]
+    while todo:
+        kids = proc_children(todo.pop())
+        seen += kids
+        todo += kids
+    return seen
+
+
+def host_pid(root: int, inner: int) -> int | None:
+    """The host pid of the descendant of `root` whose pid in its own namespace is `inner` (NSpid's last field)."""
+    for pid in descendants(root):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                line = next((x for x in f if x.startswith("NSpid:")), "")
+            if line and int(line.split()[-1]) == inner:
+                return pid
+        except (OSError, ValueError):
+            pass
+    return None
+
+
+def strays(worker: int) -> list[int]:
+    """Processes of the tree besides the worker and its supervisor: the worker's children and adopted orphans."""
+    try:
+        with open(f"/proc/{worker}/stat", "rb") as f:
+            supervisor = int(f.read().rpartition(b")")[2].split()[1])
+    except (OSError, ValueError, IndexError):
+        return []
+    return [p for p in descendants(supervisor) if p != worker]
+
+
+def of_run(token: str, uid: int | None) -> list[int]:
+    """Processes of the run: those of its unique uid, or else those whose environment holds its token."""
+    mark = f"SCHEDCHECK_SANDBOX={token}".encode()
+    found = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if uid is not None:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    found.append(int(name))
+                continue
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if mark in f.read().split(b"\0"):
+                    found.append(int(name))
+        except OSError:
+            pass
+    return found
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(pid: int) -> tuple[float, bool]:
+    """CPU seconds of pid and every descendant (live ones, and those reaped inside the tree through their
+    reaper's cutime/cstime), and whether any of them is running or waiting for a CPU (state R)."""
+    total, running = 0, False
+    for p in [pid, *descendants(pid)]:
+        try:
+            with open(f"/proc/{p}/stat", "rb") as f:
+                fields = f.read().rpartition(b")")[2].split()
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+            running = running or fields[0] == b"R"
+        except (OSError, ValueError, IndexError):
+            pass
+    return total / TICK, running
+
+
+def kill(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def kill_tree(iso: Isolation, proc: subprocess.Popen[bytes], token: str, uid: int | None) -> int:
+    """Kill the child and everything it started; return how many of the run's processes were alive 2 s later."""
+    for _ in range(50):  # a fork loop keeps adding children; kill until the tree is empty
+        tree = descendants(proc.pid)
+        if not tree:
+            break
+        kill(tree)
+    if not iso.pid_namespace:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    kill([proc.pid])
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
+    deadline = time.monotonic() + 2.0
+    while (left := of_run(token, uid)) and time.monotonic() < deadline:  # a namespace's teardown takes a moment
+        kill(left)
+        time.sleep(0.02)
+    return len(left)

@@ -1,0 +1,187 @@
+"""The parent's bookkeeping of one sandboxed run: results per workload, output caps, and how a child ended.
+
+Kept apart from the process handling (conformance.sandbox.watch) so that every sentence a report
+shows is written in one place. Nothing here reads the child's messages unchecked: traces go through
+conformance.sandbox.protocol, load errors through ``load_failure``.
+"""
+
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+from conformance.sandbox import protocol
+from conformance.sandbox.isolation import Isolation
+from conformance.sandbox.types import Limits, LoadFailure, WorkloadResult
+from spec.trace import Workload
+
+Item = tuple[Workload, dict[str, Any], int, bool]  # workload, its JSON, its step cap, fresh-dict probe or not
+LOAD_KINDS = ("exception", "refused_import", "missing_api", "syntax")
+
+
+class Run:
+    """Mutable bookkeeping of one run_in_sandbox call; turned into a SandboxResult at the end."""
+
+    def __init__(self, iso: Isolation, limits: Limits, items: list[Item]) -> None:
+        self.iso, self.limits, self.items = iso, limits, items
+        self.results: dict[int, WorkloadResult] = {}
+        self.streams = {"stdout": bytearray(), "stderr": bytearray()}
+        self.truncated = {"stdout": False, "stderr": False}
+        self.output_bytes = 0
+        self.refused: list[str] = []
+        self.children = self.survivors = 0
+        self.load_error: str | None = None
+        self.load_failure: LoadFailure | None = None
+        self.notes: list[str] = []
+        self.reruns: set[int] = set()  # workloads (-1: the import) already rerun after a wall-clock timeout
+        self.cpu = 0.0  # CPU seconds of every finished child's tree
+        self.uid: int | None = None
+        self.cap_eff: int | None = None
+        self.budget_spent = False
+
+    def capture(self, stream: str, data: bytes) -> None:
+        """Keep at most output_bytes of each stream; count everything."""
+        self.output_bytes += len(data)
+        kept = self.streams[stream]
+        room = self.limits.output_bytes - len(kept)
+        kept += data[:max(room, 0)]
+        if len(data) > room:
+            self.truncated[stream] = True
+
+    def finish(self, index: int, status: str, cause: str, cpu: float = 0.0, wall: float = 0.0, **more: Any) -> None:
+        self.results[index] = WorkloadResult(index, self.items[index][0].name, status, cause,
+                                             seconds=round(max(cpu, 0.0), 2), wall_seconds=round(wall, 3), **more)
+
+    def fail_load(self, failure: LoadFailure) -> None:
+        self.load_failure = failure
+        self.load_error = ": ".join(x for x in (failure.kind, failure.exc_type, failure.message) if x)
+
+
+def text(value: Any, limit: int) -> str | None:
+    return protocol.clean(value[:limit]) if type(value) is str else None
+
+
+def number(value: Any) -> int | None:
+    return value if type(value) is int and 0 <= value < 1 << 31 else None
+
+
+def load_failure(error: Any) -> LoadFailure:
+    """A child's load_error record, every field checked and bounded (anything else: a generic failure)."""
+    if type(error) is not dict:
+        return LoadFailure("exception", "?", "the child sent a load_error without detail")
+    kind = str(error["kind"]) if error.get("kind") in LOAD_KINDS else "exception"
+    failure = LoadFailure(kind, text(error.get("exc_type"), 200) or "?", text(error.get("message"), 500) or "")
+    if kind == "syntax":
+        line = text(error.get("text"), 200)
+        return LoadFailure(kind, failure.exc_type, failure.message, text(error.get("file"), 200),
+                           number(error.get("line")), line.replace("\n", " ") if line else None,
+                           number(error.get("column")))
+    return failure
+
+
+def judge_trace(run: Run, index: int, message: dict[str, Any], cpu: float, wall: float) -> None:
+    """Turn a validated trace message into the workload's result (raises protocol.Malformed)."""
+    _, data, cap, _ = run.items[index]
+    steps, end, error = protocol.trace(message, data, cap, run.limits.white_box)
+    if end == "finished":
+        run.finish(index, "ok", "ok", cpu, wall, steps=steps)
+    elif end == "step_cap":
+        run.finish(index, "stalled", f"stalled: requests still unfinished after the step cap of {cap} steps "
+                   f"(liveness bound + {run.limits.step_margin}); the submission stopped making progress",
+                   cpu, wall, steps=steps)
+    else:
+        assert error is not None
+        where = f"in {error.call} at step {error.step}"
+        if error.kind == "protocol":
+            status, cause = "protocol", f"protocol: {error.message} ({where})"
+        elif error.exc_type == "MemoryError":
+            status, cause = "memory", (f"memory: MemoryError {where}; the child may map at most "
+                                       f"{run.limits.memory_bytes >> 20} MB")
+        else:
+            status, cause = "exception", f"exception: {error.exc_type} raised {where}: {error.message}"
+        run.finish(index, status, cause, cpu, wall, steps=steps, error=error)
+
+
+def signal_name(sig: int) -> str:
+    """SIGSEGV, SIGRTMIN+3, or the number: any int, never an exception."""
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        if signal.SIGRTMIN <= sig <= signal.SIGRTMAX:
+            return f"SIGRTMIN+{sig - signal.SIGRTMIN}"
+        return f"signal {sig}"
+
+
+def ended(run: Run, index: int, exit_info: dict[str, Any] | None, crash: str | None, cpu: float,
+          wall: float) -> None:
+    """The worker went away in the middle of workload `index`: name how."""
+    sig = exit_info.get("signal") if exit_info else None
+    code = exit_info.get("code") if exit_info else None
+    if type(sig) is int and sig == signal.SIGXCPU:
+        run.finish(index, "cpu_limit", f"cpu_limit: workload {index} used more than "
+                   f"{run.limits.workload_cpu_seconds} s of CPU time (SIGXCPU)", cpu, wall)
+    elif type(sig) is int:
+        hint = " (the hard CPU limit or the memory limit)" if sig == signal.SIGKILL else ""
+        run.finish(index, "signal", f"signal: the process was killed by {signal_name(sig)}{hint} during workload "
+                   f"{index}", cpu, wall)
+    elif type(code) is int:
+        extra = f"; the harness reported: {crash}" if crash else ""
+        run.finish(index, "exit", f"exit: the process exited with code {code} during workload {index}; every call "
+                   f"must return (os._exit ends the whole process){extra}", cpu, wall)
+    else:
+        run.finish(index, "signal", f"signal: the sandbox ended during workload {index} without a report", cpu, wall)
+
+
+def stopped(run: Run, index: int, why: str, cpu: float, wall: float) -> None:
+    """The parent stopped workload `index` at a limit: `why` is cpu, idle, wall, run or budget."""
+    lim = run.limits
+    if why == "cpu":
+        run.finish(index, "cpu_limit", f"cpu_limit: workload {index} used more than {lim.workload_cpu_seconds} s "
+                   f"of CPU time (its whole process tree); the tree was killed ({run.iso.level})", cpu, wall)
+    elif why == "idle":
+        run.finish(index, "timeout", f"timeout: workload {index} made no progress for "
+                   f"{idle_limit(lim.workload_seconds):g} s "
+                   "(its processes were sleeping or blocked, none running); the tree was killed", cpu, wall)
+    elif why == "wall":
+        run.finish(index, "timeout", f"timeout: workload {index} ran past {wall_limit(lim.workload_seconds):g} s "
+                   "of wall time twice, in two fresh children; the tree was killed", cpu, wall)
+    elif why == "run":
+        run.finish(index, "timeout", f"timeout: workload {index} ran past the whole run's {lim.run_seconds} s; "
+                   f"its process tree was killed ({run.iso.level})", cpu, wall)
+    else:
+        run.finish(index, "timeout", f"timeout: {budget_text(run)}; workload {index} was stopped", cpu, wall)
+
+
+def budget_text(run: Run) -> str:
+    from conformance.sandbox.budget import current
+
+    budget = current()
+    return budget.why() if budget else "the submission's total budget was spent"
+
+
+WALL_FACTOR, WALL_SLACK = 10.0, 2.0  # the hard wall limit of a phase: a safety net far above the CPU limit
+
+
+IDLE_SECONDS = 0.5  # a workload whose tree runs nothing and writes nothing this long is sleeping: a correct
+#                    submission computes and never waits, so sleeping "just under the limit" gains nothing
+
+
+def idle_limit(workload_seconds: float) -> float:
+    return min(workload_seconds, IDLE_SECONDS)
+
+
+def wall_limit(seconds: float) -> float:
+    return WALL_FACTOR * seconds + WALL_SLACK
+
+
+def finish_rest(run: Run, budget: str | None) -> None:
+    """Every workload without a result: a load error, or not reached within the run's or submission's budget."""
+    for rest in range(len(run.items)):
+        if rest in run.results:
+            continue
+        if run.load_error is not None:
+            run.finish(rest, "load_error", f"load_error: {run.load_error}")
+        elif budget is not None:
+            run.finish(rest, "not_run", f"not_run: {budget}")
+        else:
+            run.finish(rest, "not_run", f"not_run: the whole run's {run.limits.run_seconds} s were spent first")

@@ -1,0 +1,333 @@
+"""One sandbox child seen from the parent: start it, read its pipes with caps, enforce the limits, end it.
+
+The child gets everything through inherited file descriptors (the job as a memfd, the probe channel
+as a pipe, the report pipe), so nothing of the grader has to be visible in its filesystem: at the
+namespace levels its root holds the runtime and a read-only /sandbox with the one submission.
+Limits are checked every POLL seconds against the CPU time of the child's whole process tree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import selectors
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from conformance.sandbox import protocol
+from conformance.sandbox.budget import current, remove_tree
+from conformance.sandbox.isolation import UID_BASE, plan
+from conformance.sandbox.procs import host_pid, kill, kill_tree, strays, tree_cpu
+from conformance.sandbox.record import Run, ended, idle_limit, judge_trace, load_failure, stopped, wall_limit
+from conformance.sandbox.types import LoadFailure
+
+PROJECT = Path(__file__).resolve().parents[2]
+REFUSED = ["spec", "impl", "conformance", "schedcheck", "tests"]
+BOOT_SOURCE = Path(__file__).with_name("boot.py").read_text()
+DRIVER_SOURCE = Path(__file__).with_name("child.py").read_text()
+MODULE = "p07_scheduler.py"
+RLIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
+LINE_MAX = 8 << 20  # bytes of one message
+POLL = 0.2  # seconds between two checks of the limits
+_base: list[str] = []
+
+
+def base_dir() -> str:
+    """This process's folder for run folders: 0711, so a run's own uid can reach its folder but list nothing."""
+    if not _base or not os.path.isdir(_base[0]):
+        _base[:] = [tempfile.mkdtemp(prefix="schedcheck-sandbox-")]
+        os.chmod(_base[0], 0o711)
+    return _base[0]
+
+
+def job_fd(job: dict[str, Any]) -> int:
+    """The job as an anonymous in-memory file: it never appears in any filesystem the child can see."""
+    fd = os.memfd_create("schedcheck-job", 0)
+    data = json.dumps(job).encode()
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def probe_fd(run: Run, first: int) -> int:
+    """A pipe holding one record per workload (local index, fresh-dict probe flag); the write end is closed."""
+    read_end, write_end = os.pipe()
+    records = b"".join(i.to_bytes(3, "big") + bytes([item[3]]) for i, item in enumerate(run.items[first:]))
+    os.write(write_end, records)  # at most a few hundred records: far below a pipe's buffer
+    os.close(write_end)
+    return read_end
+
+
+_started = [0]
+
+
+def fresh_uid() -> int:
+    """A uid no other live child has: this process's pid (unique among live graders) and a counter of its children.
+
+    Distinct uids keep RLIMIT_NPROC counts, survivor sweeps and files left in a shared /tmp apart.
+    """
+    _started[0] += 1
+    return UID_BASE + (os.getpid() % (1 << 22)) * 64 + _started[0] % 64
+
+
+class Child:
+    """One child process on workloads[first:]: reads its pipes, checks its messages and limits, records results."""
+
+    def __init__(self, run: Run, submission: bytes, first: int, run_deadline: float) -> None:
+        self.run, self.run_deadline, self.token, self.first = run, run_deadline, secrets.token_hex(16), first
+        self.uid = fresh_uid() if os.geteuid() == 0 else None
+        self.current = first  # the workload the child is working on
+        self.hello = self.loaded = False
+        self.exit_info: dict[str, Any] | None = None
+        self.crash: str | None = None
+        self.malformed: str | None = None
+        self.stop: str | None = None  # the limit the parent stopped it at: cpu, idle, wall, run, budget
+        self.messages = 0
+        self.worker: int | None = None  # the worker's host pid, found from its hello
+        self.cpu = self.phase_cpu = 0.0
+        self.base = tempfile.mkdtemp(dir=base_dir())
+        try:
+            self.proc, self.report = self.start(submission, first)
+        except BaseException:
+            remove_tree(self.base)
+            raise
+        self.phase_start = self.heard = time.monotonic()  # heard: when the child last wrote anything
+        run.children += 1
+
+    def start(self, submission: bytes, first: int) -> tuple[subprocess.Popen[bytes], int]:
+        run, limits, level = self.run, self.run.limits, self.run.iso.level
+        run_dir, root_dir = os.path.join(self.base, "run"), os.path.join(self.base, "root")
+        os.mkdir(run_dir, 0o700 if level == "process-group" else 0o755)
+        os.mkdir(root_dir, 0o755)
+        os.chmod(self.base, 0o711)  # the run's uid may pass through to its folder, never list it
+        module = os.path.join(run_dir, MODULE)
+        Path(module).write_bytes(submission)
+        os.chmod(module, 0o644)
+        if level == "process-group" and self.uid is not None:
+            os.chown(run_dir, self.uid, self.uid)
+        how = plan(level, self.uid, run_dir, root_dir, str(PROJECT), list(limits.hide), limits.tmp_bytes)
+        if how is None:
+            raise RuntimeError(f"isolation level {level} cannot start an interpreter here")
+        rlimits = dict(zip(RLIMITS, (limits.cpu_seconds, limits.memory_bytes, limits.file_bytes, limits.open_files,
+                                     limits.processes, 0), strict=True))
+        job = {"driver": DRIVER_SOURCE, "rlimits": rlimits, "refuse": REFUSED, "hidden": [str(PROJECT)],
+               "module": os.path.join(how.workdir, MODULE), "white_box": limits.white_box,
+               "workload_cpu_seconds": limits.workload_cpu_seconds,
+               "workloads": [{"workload": data, "step_cap": cap} for _, data, cap, _ in run.items[first:]]}
+        fds = [job_fd(job), probe_fd(run, first)]
+        read_end, write_end = os.pipe()
+        fds.insert(0, write_end)
+        home = how.workdir if level == "process-group" else "/tmp"
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
+               "HOME": home, "TMPDIR": home, "SCHEDCHECK_SANDBOX": self.token}
+        argv = how.argv + [how.python, "-E", "-P", "-s", "-S", "-B", "-c", BOOT_SOURCE, *map(str, fds)]
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    cwd=run_dir if level == "process-group" else "/", env=env,
+                                    start_new_session=True, pass_fds=tuple(fds))
+        finally:
+            for fd in fds:
+                os.close(fd)
+        return proc, read_end
+
+    def limits(self) -> tuple[float, float, float]:
+        """(CPU, idle, hard wall) seconds of the phase: importing, or one workload."""
+        lim = self.run.limits
+        if self.loaded:
+            return lim.workload_cpu_seconds, idle_limit(lim.workload_seconds), wall_limit(lim.workload_seconds)
+        return lim.startup_seconds, lim.startup_seconds, wall_limit(lim.startup_seconds)
+
+    def new_phase(self, now: float) -> None:
+        self.phase_start, self.phase_cpu = now, self.cpu
+
+    def sample(self) -> bool:
+        """Update the tree's CPU time; whether a process of it is running or runnable right now."""
+        cpu, running = tree_cpu(self.proc.pid)
+        self.cpu = max(self.cpu, cpu)
+        return running
+
+    def check_limits(self, now: float) -> None:
+        """Stop the child at the first limit it crossed: budget, CPU, the run, the hard wall, or idleness.
+
+        Idle means: no process of the tree was running or runnable at any sample, and the child wrote
+        nothing, for idle_after seconds. A process starved by a loaded machine is runnable, so it is
+        never idle; only sleeping or blocked trees are.
+        """
+        if self.sample():
+            self.heard = now
+        used, elapsed = self.cpu - self.phase_cpu, now - self.phase_start
+        cpu_limit, idle_after, hard_wall = self.limits()
+        budget = current()
+        if budget is not None and not budget.left(self.cpu):
+            self.stop = "budget"
+        elif used > cpu_limit:
+            self.stop = "cpu"
+        elif now >= self.run_deadline:
+            self.stop = "run"
+        elif elapsed >= hard_wall:
+            self.stop = "wall"
+        elif min(elapsed, now - self.heard) >= idle_after:
+            self.stop = "idle"
+
+    def on_message(self, msg: dict[str, Any]) -> None:
+        """Advance the protocol by one message (raises protocol.Malformed); docs/sandbox.md has the order."""
+        kind, run, now = msg["type"], self.run, time.monotonic()
+        self.messages += 1
+        if self.messages > len(run.items) + 8:
+            raise protocol.Malformed(f"more than {len(run.items) + 8} messages from one child")
+        if kind == "exit":  # from the supervisor: the worker is gone; drain what is left, briefly
+            self.exit_info, self.run_deadline = msg, min(self.run_deadline, now + 1.0)
+        elif kind == "crash":
+            self.crash = protocol.clean(str(msg.get("message"))[:500])
+        elif not self.hello:
+            if kind != "hello":
+                raise protocol.Malformed(f"the first message is {kind[:40]!r}, not 'hello'")
+            self.hello = True
+            self.check_hello(msg)
+        elif not self.loaded:
+            if kind == "load_error":
+                run.fail_load(load_failure(msg.get("error")))
+            elif kind != "loaded":
+                raise protocol.Malformed(f"expected 'loaded' or 'load_error', got {kind[:40]!r}")
+            self.loaded = True
+            self.sample()
+            self.new_phase(now)
+        elif kind == "trace" and self.current < len(run.items):
+            if msg.get("workload") != self.current - self.first:
+                raise protocol.Malformed(f"a trace for workload {str(msg.get('workload'))[:20]} arrived while "
+                                         f"workload {self.current} was running")
+            refused = msg.get("refused")
+            if type(refused) is list:
+                run.refused += [protocol.clean(r[:100]) for r in refused[:20] if type(r) is str]
+            self.sample()
+            judge_trace(run, self.current, msg, self.cpu - self.phase_cpu, now - self.phase_start)
+            if self.worker is not None:  # what a workload started dies with it: the next one starts clean
+                kill(strays(self.worker))
+            self.current += 1
+            self.new_phase(now)
+        elif kind != "bye" or self.current != len(run.items):
+            raise protocol.Malformed(f"unexpected message {kind[:40]!r}")
+
+    def check_hello(self, msg: dict[str, Any]) -> None:
+        """Note limits the child could not set, capabilities it kept, a project it can see (before any import)."""
+        run = self.run
+        applied, hidden, cap, uid = msg.get("rlimits"), msg.get("hidden"), msg.get("cap_eff"), msg.get("uid")
+        unset = [name for name in RLIMITS if type(applied) is not dict or name not in applied]
+        if unset:
+            run.notes.append(f"the child could not set {', '.join(unset)}; those limits were not in force")
+        if run.iso.hides_project and (type(hidden) is not list or str(PROJECT) not in hidden):
+            run.notes.append(f"the project directory {PROJECT} could not be hidden from the child")
+        pid = msg.get("pid")
+        self.worker = host_pid(self.proc.pid, pid) if type(pid) is int and pid > 0 else None
+        run.cap_eff = cap if type(cap) is int else None
+        run.uid = uid if type(uid) is int else None
+        if run.cap_eff != 0:
+            run.notes.append(f"the child reported capabilities {cap!r}; it should have none")
+
+    def pump(self) -> None:
+        """Read all three pipes until they close, a message is malformed, or a limit is crossed."""
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        sel = selectors.DefaultSelector()
+        for fd, name in ((self.proc.stdout.fileno(), "stdout"), (self.proc.stderr.fileno(), "stderr"),
+                         (self.report, "report")):
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ, name)
+        buffer, received, checked = b"", 0, time.monotonic()
+        while sel.get_map() and self.malformed is None and self.run.load_error is None and self.stop is None:
+            for key, _ in sel.select(POLL):
+                data = os.read(key.fd, 1 << 20)
+                self.heard = time.monotonic()
+                if not data:
+                    sel.unregister(key.fd)
+                elif key.data != "report":
+                    self.run.capture(key.data, data)
+                elif (received := received + len(data)) > self.run.limits.report_bytes:
+                    self.malformed = f"the reports exceeded {self.run.limits.report_bytes} bytes"
+                else:
+                    *lines, buffer = (buffer + data).split(b"\n")
+                    if len(buffer) > LINE_MAX:
+                        self.malformed = f"a message is longer than {LINE_MAX} bytes"
+                    try:
+                        for line in filter(None, lines):
+                            self.on_message(protocol.parse_line(line))
+                    except (protocol.Malformed, RecursionError, MemoryError) as e:
+                        self.malformed = str(e)[:300] or type(e).__name__
+                    self.heard = time.monotonic()  # the time we spent reading is never the child's idleness
+            now = time.monotonic()
+            if self.malformed is None and self.run.load_error is None and now - checked >= POLL:
+                checked = now
+                self.check_limits(now)
+        sel.close()
+
+    def close(self) -> None:
+        self.run.survivors += kill_tree(self.run.iso, self.proc, self.token, self.uid)
+        self.cpu = max(self.cpu, self.phase_cpu)
+        self.run.cpu += self.cpu
+        budget = current()
+        if budget is not None:
+            budget.cpu_used += self.cpu
+        os.close(self.report)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+        remove_tree(self.base)
+
+    def conclude(self) -> int:
+        """Record how the child ended; return the workload the next child starts from."""
+        run, current_index = self.run, self.current
+        used, wall = self.cpu - self.phase_cpu, time.monotonic() - self.phase_start
+        if run.load_error is not None or current_index == len(run.items):
+            return len(run.items)
+        if self.stop == "budget":
+            run.budget_spent = True
+            stopped(run, current_index, "budget", used, wall)
+            return len(run.items)
+        if self.stop == "wall" and (current_index if self.loaded else -1) not in run.reruns:
+            run.reruns.add(current_index if self.loaded else -1)  # maybe starved by load: once more, fresh
+            return current_index
+        if self.malformed is not None:
+            run.finish(current_index, "protocol", f"protocol: the child's report for workload {current_index} is "
+                       f"malformed: {self.malformed}", used, wall)
+        elif not self.hello:
+            tail = bytes(run.streams["stderr"][-300:]).decode(errors="replace")
+            run.notes.append(f"the sandbox did not start: {tail}")
+            for index in range(current_index, len(run.items)):
+                run.finish(index, "sandbox_error", f"sandbox_error: the {run.iso.level} sandbox failed to start "
+                           "(see the notes); this is a fault of the grader's machine, not of the submission")
+            return len(run.items)
+        elif not self.loaded:
+            self.import_ended()
+            return len(run.items)
+        elif self.stop is not None:
+            stopped(run, current_index, self.stop, used, wall)
+        else:
+            ended(run, current_index, self.exit_info, self.crash, used, wall)
+        return current_index + 1
+
+    def import_ended(self) -> None:
+        """The child never said 'loaded': a timeout (any limit) or an end while importing."""
+        info, lim = self.exit_info or {}, self.run.limits
+        if self.stop is not None:
+            wall = wall_limit(lim.startup_seconds)
+            self.run.fail_load(LoadFailure("timeout", "", f"importing the submission ran past its limits "
+                                           f"({lim.startup_seconds:g} s of CPU, {lim.startup_seconds:g} s idle or "
+                                           f"{wall:g} s of wall time)"))
+        else:
+            self.run.fail_load(LoadFailure("ended", "", f"the process ended while importing the submission "
+                                           f"(exit code {info.get('code')}, signal {info.get('signal')})"))
+
+
+def run_child(run: Run, submission: bytes, first: int, run_deadline: float) -> int:
+    """Run one child from workload `first`; return the index the next child should start from."""
+    child = Child(run, submission, first, run_deadline)
+    try:
+        child.pump()
+    finally:
+        child.close()
+    return child.conclude()

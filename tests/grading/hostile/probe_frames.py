@@ -1,0 +1,29 @@
+# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+"""Look for the fresh-dict probe before answering: in every caller frame and in every object in memory.
+
+Expected: ok on a probe run and a scored run alike: nothing in the process names the probe before
+the call returned; had it found a trace of it, schedule() returns a list.
+"""
+import gc
+import sys
+
+_schedule = Scheduler.schedule
+
+
+def _probe_visible():
+    frame = sys._getframe(1)
+    while frame is not None:
+        for key, value in list(frame.f_locals.items()):
+            if key in ("mutate", "probe", "probed") and value is True:
+                return True
+        frame = frame.f_back
+    return any(type(o) is dict and o.get("probe") == "mutate" for o in gc.get_objects())
+
+
+def schedule(self):
+    if _probe_visible():
+        return []
+    return _schedule(self)
+
+
+Scheduler.schedule = schedule
