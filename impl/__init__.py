@@ -1,4 +1,4 @@
-"""The optimized P07 scheduler: the canonical interface of API.md (see ``impl.scheduler``)."""
+"""The optimized P07 scheduler: the canonical interface of docs/api.md (see ``impl.scheduler``)."""
 
 from impl.scheduler import (
     InvalidConfig,

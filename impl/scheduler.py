@@ -1,4 +1,4 @@
-"""The P07 scheduler, optimized: the canonical interface of API.md, behaving exactly as RULES.md.
+"""The P07 scheduler, optimized: the canonical interface of docs/api.md, behaving exactly as docs/rules.md.
 
 Self-contained (standard library only), so it can be copied as a submission
 file. Sequences are mutable slotted objects and every step touches only the

@@ -1,4 +1,4 @@
-"""Typed errors of the reference model (RULES.md, "Settled here").
+"""Typed errors of the reference model (docs/rules.md, "Settled here").
 
 Every message says what happened with the actual values, the rule involved,
 and what to do next.

@@ -2,7 +2,7 @@
 
 Everything here is immutable (frozen slotted dataclasses and tuples): the rules
 in ``spec.rules`` build new values and never change an argument. Field names
-follow the card and API.md; see RULES.md, section "State".
+follow the card and docs/api.md; see docs/rules.md, section "State".
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The rules of the P07 scheduler, in the order of RULES.md.
+"""The rules of the P07 scheduler, in the order of docs/rules.md.
 
 Helpers (``blocks_for``, ``try_grow``, ``preempt``), then schedule() as two
 phases (``phase1_running``, ``phase2_waiting``), then update() and add().

@@ -1,6 +1,6 @@
-"""A plain, readable canonical-API scheduler (API.md) that the mutants derive from.
+"""A plain, readable canonical-API scheduler (docs/api.md) that the mutants derive from.
 
-Every step of RULES.md is its own method, so a mutant is a subclass that overrides
+Every step of docs/rules.md is its own method, so a mutant is a subclass that overrides
 one method with one behaviour changed. It has no validation: submissions are not
 required to validate, and the mutants must differ from this file in one bug only.
 """

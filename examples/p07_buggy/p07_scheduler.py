@@ -1,6 +1,6 @@
 """A student's P07 scheduler with one classic bug, for trying `schedcheck check` on.
 
-It follows API.md and the card everywhere except one line in `_preempt` (the card's
+It follows docs/api.md and the card everywhere except one line in `_preempt` (the card's
 pitfall "抢占时把 output 也清空了"). Run:
 
     schedcheck check examples/p07_buggy/p07_scheduler.py

@@ -25,7 +25,7 @@ class EngineAdapter:
                                             eos_token_id=config.eos)
         self.sample = sample
         self.last: Any = None
-        self.missing = "EngineScheduler exposes no per-request status or queues in API.md's form"
+        self.missing = "EngineScheduler exposes no per-request status or queues in docs/api.md's form"
 
     def add(self, seq_id: str, prompt_len: int, max_tokens: int) -> None:
         self.sched.add_request(self.engine.Request(seq_id, prompt_len, max_tokens))

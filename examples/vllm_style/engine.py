@@ -1,4 +1,4 @@
-"""A vLLM-style scheduler: other names and shapes than API.md, the same P07 rules.
+"""A vLLM-style scheduler: other names and shapes than docs/api.md, the same P07 rules.
 
 Requests are added with ``add_request``; ``schedule()`` returns an object and
 advances ``num_computed_tokens`` at once (as vLLM v1 does); the model's tokens come

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A P07 scheduler in JavaScript that speaks schedcheck-wire/1 on stdin/stdout.
 //
-// The same rules as RULES.md (and examples/wire/scheduler.py), to show that the
+// The same rules as docs/rules.md (and examples/wire/scheduler.py), to show that the
 // suite checks a scheduler in any language (docs/wire-protocol.md). Plant a known
 // bug with `--bug victim_first` (preempt the oldest running sequence, not the
 // latest) or SCHEDCHECK_BUG=victim_first, to see a counterexample.

@@ -3,7 +3,7 @@
 
 It imports nothing from schedcheck: it stands for a scheduler that lives in
 another code base, checked from outside through the wire protocol
-(docs/wire-protocol.md). The rules are RULES.md's; `--bug victim_first` preempts
+(docs/wire-protocol.md). The rules are docs/rules.md's; `--bug victim_first` preempts
 the oldest running sequence instead of the latest, to show a counterexample.
 
     schedcheck check --wire "python3 examples/wire/scheduler.py"
