@@ -1,4 +1,4 @@
-"""Bad input raises a typed error that names the field, the value and the fix (RULES.md, Settled here)."""
+"""Bad input raises a typed error that names the field, the value and the fix (docs/rules.md, Settled here)."""
 
 import pytest
 
