@@ -111,7 +111,7 @@ def run_workload(workload: Workload, factory: Factory, white_box: bool = True,
         with time_limit(RUN_SECONDS):
             return _run(workload, factory, white_box, mutate_results, state)
     except CallTimeout as e:
-        observed = state["observed"]
+        observed: dict[str, Any] = state["observed"]
         observed["stop"] = "error"
         observed["error"] = {"step": len(observed["steps"]), "call": "?", "kind": "CallTimeout", "message": str(e)}
         return observed

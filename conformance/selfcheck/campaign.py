@@ -185,7 +185,8 @@ def write_missed(folder: Path, o: Outcome, m: Mutant, profile: str) -> Path:
     path = folder / f"{o.style}__{line}_{col}_{operator.replace('#', '_')}.py"
     workload = o.differential.get("workload") or "any workload: the difference shows before the first schedule()"
     doc = (f"Missed mutant {o.mutant_id}:\n{o.description}.\n\nWhy it is a bug: {o.triage.get('reason')}.\n"
-           f"The suite passes it (profile {profile}); the original style file and docs/rules.md and docs/api.md disagree.\n")
+           f"The suite passes it (profile {profile}); the original style file and docs/rules.md and "
+           "docs/api.md disagree.\n")
     tree = ast.parse(m.source)
     first = tree.body[0] if tree.body else None
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):

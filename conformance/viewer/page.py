@@ -45,7 +45,8 @@ def batch_text(batch: Sequence[Sequence[Any]] | None) -> str:
 
 def hue(seq_id: str) -> int:
     """A stable colour per sequence (not Python's hash, which changes between runs)."""
-    return sum(ord(c) * 31 ** i for i, c in enumerate(seq_id)) % 360
+    total: int = sum(ord(c) * 31 ** i for i, c in enumerate(seq_id))
+    return total % 360
 
 
 def strip_html(strip: Strip | None, label: str, caption: str = "") -> str:
