@@ -15,15 +15,17 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from conformance import wire
-from conformance.adapters import LoadError, load_target
+from conformance.adapters import Factory, LoadError, load_target
 from conformance.checks.diagnosis import diagnosis_lines
 from conformance.profiles import PROFILES
 from conformance.reports.report import EXIT_USAGE, Report
 from conformance.reports.traces import render, write_all
 from conformance.suite import run
 from conformance.workloads.corpus import families_except, family_arg
+from spec.trace import Workload
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trace-dir", metavar="DIR", help="write counterexamples (JSON trace + pytest file) to DIR")
     parser.add_argument("--black-box", action="store_true", help="use no white-box attribute (skips invariants)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--html", metavar="OUT", help="write the first counterexample as a page to step through "
+                                                      "in a browser (docs/viewer.md)")
     parser.add_argument("--exclude-family", metavar="FAMILY", action="append", type=family_arg, default=[],
                         help="leave this corpus family out (repeatable), e.g. counterexamples: the mutants' own "
                         "pinned counterexamples, to measure what the other sources find on their own")
@@ -91,6 +95,8 @@ def main(args: argparse.Namespace) -> int:
         print()
         shown = next((c for c in cxs if c.check == "differential"), cxs[0])  # the step-by-step view says most
         print(render(shown, factory, report.white_box))
+        if args.html:
+            print(f"wrote {write_html(args.html, shown.workload, factory, shown.finding.to_json(), shown_as)}")
         if t["first_finding"] is not None:
             print(f"      time to first finding: {t['first_finding']:.2f} s")
     if args.trace_dir:
@@ -104,6 +110,17 @@ def main(args: argparse.Namespace) -> int:
         Path(args.json).write_text(report.dumps())
     print("\n" + verdict_line(report, args.profile))
     return report.exit_code
+
+
+def write_html(out: str, workload: Workload, factory: Factory | None, finding: dict[str, Any] | None,
+               title: str) -> str:
+    """Write the viewer page of `workload`, with the submission's run beside the spec's when it can be run."""
+    from conformance.drivers import run_workload as observe
+    from conformance.viewer.page import render_page
+
+    observed = observe(workload, factory, white_box=True) if factory is not None else None
+    Path(out).write_text(render_page(workload, observed, title=title, finding=finding), encoding="utf-8")
+    return out
 
 
 def verdict_line(report: Report, profile: str) -> str:

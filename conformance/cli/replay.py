@@ -19,6 +19,7 @@ from conformance.adapters import LoadError, load_target
 from conformance.checks import history
 from conformance.checks.history import parse_prelude, run_prelude
 from conformance.checks.workload import check_workload, probe_white_box
+from conformance.cli.check import write_html
 from conformance.reports.report import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, Counterexample
 from conformance.reports.traces import render
 from spec.errors import SpecError
@@ -32,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--adapter", metavar="FILE", help="a custom adapter file defining open_target(target)")
     wire.add_arguments(parser)
     parser.add_argument("--black-box", action="store_true", help="use no white-box attribute")
+    parser.add_argument("--html", metavar="OUT", help="write the replayed run as a page to step through in a browser")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -63,6 +65,9 @@ def main(args: argparse.Namespace) -> int:
     failures = [(check, f) for check, f in found.items() if f is not None]
     for check, f in found.items():
         print(f"{check:<13} {'FAIL' if f else 'pass'}" + (f"  [{f.rule}] {f.message}" if f else ""))
+    if args.html:
+        first = failures[0][1].to_json() if failures else None
+        print(f"wrote {write_html(args.html, workload, factory, first, f'{args.trace} on {shown_as}')}")
     if not failures:
         print(f"\nPASS: {shown_as} follows the spec on {args.trace}")
         return EXIT_PASS
