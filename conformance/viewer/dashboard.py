@@ -25,17 +25,17 @@ def histogram_svg(scores: Sequence[float], total: float, bins: int = 10) -> str:
         counts[min(int(bins * s / (total or 1.0)), bins - 1)] += 1
     top = max(counts) or 1
     width, height, bar = 520, 180, 44
-    parts = [f'<svg class="hist" role="img" aria-label="score histogram" width="{width}" height="{height + 40}" '
-             f'viewBox="0 0 {width} {height + 40}">']
+    parts = [f'<svg class="hist" role="img" aria-label="score histogram" width="{width}" height="{height + 50}" '
+             f'viewBox="0 0 {width} {height + 50}">']
     for i, c in enumerate(counts):
         h = round(height * c / top)
         x = 10 + i * (bar + 6)
-        parts.append(f'<rect class="bar" data-bin="{i}" data-count="{c}" x="{x}" y="{height - h + 10}" '
+        parts.append(f'<rect class="bar" data-bin="{i}" data-count="{c}" x="{x}" y="{height - h + 20}" '
                      f'width="{bar}" height="{h}"><title>{i * 100 // bins}-{(i + 1) * 100 // bins}%: {c}</title>'
                      "</rect>")
-        parts.append(f'<text x="{x + bar / 2}" y="{height + 24}" text-anchor="middle">{i * 100 // bins}%</text>')
+        parts.append(f'<text x="{x + bar / 2}" y="{height + 36}" text-anchor="middle">{i * 100 // bins}%</text>')
         if c:
-            parts.append(f'<text x="{x + bar / 2}" y="{height - h + 4}" text-anchor="middle">{c}</text>')
+            parts.append(f'<text x="{x + bar / 2}" y="{height - h + 14}" text-anchor="middle">{c}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
