@@ -43,6 +43,16 @@ def _load(name: str) -> ModuleType | str:
                 f"`python -m pip install {DISTRIBUTIONS.get(top, top)}`, or reinstall schedcheck with its dependencies")
 
 
+def _keep_cwd_clean() -> None:
+    """Keep Hypothesis's files out of the user's working directory: in the user's cache instead."""
+    try:
+        from hypothesis.configuration import set_hypothesis_home_dir
+    except ModuleNotFoundError:
+        return
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    set_hypothesis_home_dir(os.path.join(cache, "schedcheck", "hypothesis"))
+
+
 def _command(argv: Sequence[str]) -> str | None:
     """The subcommand named in argv: the first argument that is not an option."""
     for arg in argv:
@@ -72,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None or module is None:
         parser.print_help()
         return 2
+    _keep_cwd_clean()
     try:
         return int(module.main(args))
     except BrokenPipeError:  # the reader went away (`schedcheck check ... | head`): stop quietly
