@@ -15,7 +15,6 @@ and the hidden-stream bomb expands to 150 MB only if something reads past its cl
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import stat
 import struct
@@ -427,9 +426,25 @@ def build_class(dest: Path, which: str = "main", only: str | None = None) -> dic
         if attack in RECIPES:
             made[attack] = RECIPES[attack](dest, source)
         else:
-            shutil.copyfile(SUBMISSIONS / f"{attack}.py", dest / f"{attack}.py")
+            (dest / f"{attack}.py").write_text(attack_source(SUBMISSIONS / f"{attack}.py"))
             made[attack] = f"{attack}.py"
     return made
+
+
+SPLICE = "# ---- impl/scheduler.py is spliced in here (recipes.attack_source) ----"
+
+
+def attack_source(path: Path) -> str:
+    """The attack as a standalone submission: impl/scheduler.py's code put where the attack marks it.
+
+    Attacks that wrap the correct scheduler keep one marker line instead of a copy of it, so the
+    scheduler they wrap is always today's impl.
+    """
+    text = path.read_text()
+    if SPLICE not in text:
+        return text
+    impl = IMPL.read_text()
+    return text.replace(SPLICE, impl[impl.index("import enum"):])
 
 
 def is_special(path: Path) -> bool:
