@@ -14,12 +14,14 @@ import importlib
 import importlib.util
 import sys
 import zlib
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
+from conformance.sandbox.child import QUEUE_TYPES
 from spec.model import Config, Sample, State
 from spec.rules import add as spec_add
 from spec.rules import initial_state, schedule, update
@@ -33,7 +35,7 @@ class SchedulerUnderTest(Protocol):
 
     def add(self, seq_id: str, prompt_len: int, max_tokens: int) -> None: ...
     def schedule(self) -> object: ...  # should be a dict[str, int]; the driver checks
-    def update(self) -> list[str]: ...
+    def update(self) -> object: ...  # the finished seq_ids as a list[str]; the driver rejects anything else
     def outputs(self) -> dict[str, list[int]] | None: ...
     def snapshot(self) -> Snapshot | None: ...
 
@@ -81,14 +83,19 @@ class CanonicalAdapter:
     def schedule(self) -> object:
         got = self.sched.schedule()
         self.steps += 1
-        self.returned.append(Returned(self.steps, "schedule", got, _copy(got), ()))
+        self.returned.append(Returned(self.steps, "schedule", got, contents(got), ()))
         return got
 
-    def update(self) -> list[str]:
+    def update(self) -> object:
+        """The seq_ids of update()'s list (by its real items); anything else as it came, for the driver to reject."""
         done = self.sched.update()
-        fields = tuple((s, seq_fields(s)) for s in done) if isinstance(done, list) else ()
-        self.returned.append(Returned(self.steps, "update", done, _copy(done), fields))
-        return [getattr(s, "seq_id", s) for s in done]
+        if not issubclass(type(done), list):
+            self.returned.append(Returned(self.steps, "update", done, done, ()))
+            return done
+        items = list(list.__iter__(done))
+        fields = tuple((s, seq_fields(s)) for s in items)
+        self.returned.append(Returned(self.steps, "update", done, items, fields))
+        return [getattr(s, "seq_id", s) for s in items]
 
     def outputs(self) -> dict[str, list[int]] | None:
         try:
@@ -104,7 +111,7 @@ class CanonicalAdapter:
                 self.missing = f"the submission's Scheduler has no attribute {name!r}"
                 return None
         try:
-            queues = {name: [q.seq_id for q in getattr(s, name)] for name in ("waiting", "running", "finished")}
+            queues = {name: _queue_ids(getattr(s, name), name) for name in ("waiting", "running", "finished")}
             seqs = {}
             for seq_id in sorted(self.seqs):
                 q = self.seqs[seq_id]
@@ -113,7 +120,8 @@ class CanonicalAdapter:
                                 "num_blocks": q.num_blocks, "status": getattr(status, "name", str(status)),
                                 "output": list(q.output)}
         except (AttributeError, TypeError) as e:  # present but malformed: a finding, not a note
-            raise SnapshotError(f"the white-box state cannot be read: {type(e).__name__}: {e}") from None
+            raise SnapshotError(f"the white-box state cannot be read: {type(e).__name__}: {e}; every queue holds "
+                                "Sequence objects") from None
         return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, **queues, "seqs": seqs}
 
 
@@ -132,10 +140,21 @@ class Returned:
     fields: tuple[tuple[Any, dict[str, Any]], ...]  # update(): each returned Sequence and its fields then
 
 
-def _copy(value: object) -> object:
-    if isinstance(value, dict):
-        return list(value.items())
-    return list(value) if isinstance(value, list) else value
+def contents(value: object) -> object:
+    """The contents of a returned value, by its real items (an overridden items() or __iter__ is never called)."""
+    if issubclass(type(value), dict):
+        return list(dict.items(value))  # type: ignore[arg-type]
+    return list(list.__iter__(value)) if issubclass(type(value), list) else value  # type: ignore[arg-type]
+
+
+def _queue_ids(queue: object, name: str) -> list[str]:
+    """The seq_ids of a white-box queue, which must be of its docs/api.md type (QUEUE_TYPES) or a subclass."""
+    want = QUEUE_TYPES[name]
+    if not issubclass(type(queue), want):
+        raise SnapshotError(f"{name} must be a {want.__name__} (docs/api.md), got {type(queue).__name__}")
+    items: Iterator[Any] = list.__iter__(cast("list[Any]", queue)) if want is list else \
+        deque.__iter__(cast("deque[Any]", queue))
+    return [q.seq_id for q in items]
 
 
 def seq_fields(seq: Any) -> dict[str, Any]:

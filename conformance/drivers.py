@@ -13,7 +13,9 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, cast
 
 from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
 from conformance.checks.checkers import expected_trace
@@ -30,6 +32,44 @@ class CallTimeout(BaseException):
     """The run did not end within RUN_SECONDS (a BaseException, so a submission's `except Exception` cannot hide it)."""
 
 
+class HangLimit(BaseException):
+    """Enough runs have hung: stop running the submission. Raised before a run starts, never inside one.
+
+    A BaseException so that no `except Exception` between here and the suite (Hypothesis's
+    included) mistakes it for a finding.
+    """
+
+
+@dataclass
+class HangLedger:
+    """How many timed runs may still hang before the suite stops running the submission.
+
+    Counting hangs, not seconds, keeps the stop deterministic: an endless loop hangs
+    on every machine, and the same runs come before it in the same order.
+    """
+
+    allowed: int
+    hangs: int = 0
+
+    def allow(self, more: int) -> None:
+        """Give a later phase (shrinking, say) its own allowance on top of the hangs seen so far."""
+        self.allowed = self.hangs + more
+
+
+_LEDGER: ContextVar[HangLedger | None] = ContextVar("schedcheck_hang_ledger", default=None)
+
+
+@contextmanager
+def hang_ledger(allowed: int) -> Iterator[HangLedger]:
+    """Within this block, time_limit raises HangLimit once `allowed` runs have hung."""
+    ledger = HangLedger(allowed)
+    token = _LEDGER.set(ledger)
+    try:
+        yield ledger
+    finally:
+        _LEDGER.reset(token)
+
+
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
     """Raise CallTimeout in the main thread after `seconds` of CPU time, or WALL_FACTOR times that of wall time.
@@ -37,8 +77,12 @@ def time_limit(seconds: float) -> Iterator[None]:
     CPU time, so that a run on a loaded machine is not called a hang (the verdict must
     not depend on the load); the wall-clock backstop catches a submission that blocks
     instead of spinning. Set once per run, not per call: arming a timer costs about as
-    much as a call. No limit where signals are unavailable.
+    much as a call. No limit where signals are unavailable. Inside hang_ledger, a run that
+    hangs is counted, and no run starts once the ledger's allowance is spent.
     """
+    ledger = _LEDGER.get()
+    if ledger is not None and ledger.hangs >= ledger.allowed:
+        raise HangLimit(f"{ledger.hangs} runs did not end in time")
     if not hasattr(signal, "setitimer"):
         yield
         return
@@ -59,21 +103,48 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 def _raise_timeout(signum: int, frame: object) -> None:
+    ledger = _LEDGER.get()
+    if ledger is not None:  # counted here: the run that hung may catch the CallTimeout itself (drivers._run does)
+        ledger.hangs += 1
     if signum == signal.SIGPROF:
         raise CallTimeout(f"the run did not end within {RUN_SECONDS:g} s of CPU time (an endless loop?)")
     raise CallTimeout(f"the run did not end within {RUN_SECONDS * WALL_FACTOR:g} s (blocked, or an endless loop?)")
 
 
-def _bad_batch(result: object) -> str | None:
-    """Why a schedule() result is not a dict[str, int], or None."""
-    if not isinstance(result, dict):
+def batch_problem(result: object) -> str | None:
+    """Why a schedule() result is not a dict[str, int], or None. Read by its real items, as the grader reads it."""
+    if not issubclass(type(result), dict):  # the real type: __class__ may lie
         return f"schedule() returned a {type(result).__name__}, expected a dict[str, int]"
-    for k, v in result.items():
+    for k, v in dict.items(cast("dict[object, object]", result)):  # an overridden items() is never called
         if type(k) is not str:
-            return f"schedule() returned key {k!r} ({type(k).__name__}); keys are seq_id strings"
+            return f"schedule() returned key {_show(k)} ({type(k).__name__}); keys are seq_id strings"
         if type(v) is not int:
-            return f"schedule() returned {k}: {v!r} ({type(v).__name__}); token counts are ints"
+            return f"schedule() returned {k}: {_show(v)} ({type(v).__name__}); token counts are ints"
     return None
+
+
+def _show(value: object) -> str:
+    """A value in a message, without calling a submission's own __repr__ (it may raise or lie)."""
+    if type(value) in (int, str, float, bool, type(None)):
+        return repr(value)[:80]
+    if type(value) in (list, tuple):
+        held = list(cast("list[object] | tuple[object, ...]", value))
+        items = [_show(x) for x in held[:5]] + (["..."] if len(held) > 5 else [])
+        return "[" + ", ".join(items) + "]" if type(value) is list else "(" + ", ".join(items) + ")"
+    return f"<{type(value).__name__} object>"
+
+
+def batch_pairs(result: dict[str, int]) -> list[list[Any]]:
+    """The [seq_id, n] pairs of a batch that batch_problem accepted, by its real items."""
+    return [[k, v] for k, v in dict.items(result)]
+
+
+def finished_ids(finished: object) -> list[str] | None:
+    """update()'s list of finished seq_ids by its real items, or None when it is not a list of str."""
+    if not issubclass(type(finished), list):
+        return None
+    ids: list[object] = list(list.__iter__(cast("list[object]", finished)))
+    return cast("list[str]", ids) if all(type(x) is str for x in ids) else None
 
 
 class Recorder:
@@ -164,24 +235,25 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
                 record["added"].append(r.seq_id)
             call = "schedule"
             result = sut.schedule()
-            why = _bad_batch(result)
+            why = batch_problem(result)
             if why is not None:
                 record["schedule"] = None
                 return fail("bad_result", why)
             assert isinstance(result, dict)
-            record["schedule"] = [[k, v] for k, v in result.items()]
+            record["schedule"] = batch_pairs(result)
             if white_box and observed["white_box_error"] is None:
                 record["after_schedule"] = _snapshot(sut, observed, step, call)
             if mutate_results:
-                result.clear()
+                dict.clear(result)
             call = "update"
             first = len(sample.calls)
             finished = sut.update()
             record["sampled"] = sample.calls[first:]
-            if not isinstance(finished, list) or any(type(x) is not str for x in finished):
-                return fail("bad_result", f"update() returned {finished!r}; expected a list of finished sequences")
-            record["finished"] = list(finished)
-            done.update(finished)
+            finished_now = finished_ids(finished)
+            if finished_now is None:
+                return fail("bad_result", f"update() returned {_show(finished)}; expected a list of finished seq_ids")
+            record["finished"] = finished_now
+            done.update(finished_now)
             idle = idle + 1 if not record["schedule"] and not pending else 0
             if idle >= STALL_STEPS:  # stuck with everything arrived: the rest would repeat up to the bound
                 observed["stop"] = "bound"

@@ -17,11 +17,11 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from conformance.adapters import Factory, SchedulerUnderTest, seq_fields
+from conformance.adapters import Factory, SchedulerUnderTest, contents, seq_fields
 from conformance.checks.checkers import Finding
 from conformance.checks.probes import first_difference
 from conformance.drivers import RUN_SECONDS as DRIVER_SECONDS
-from conformance.drivers import CallTimeout, Recorder, run_workload, time_limit
+from conformance.drivers import CallTimeout, Recorder, batch_pairs, batch_problem, run_workload, time_limit
 from spec.model import Config
 from spec.rules import peak_blocks
 from spec.trace import Workload, liveness_bound, make_workload, workload_from_json, workload_to_json
@@ -45,7 +45,7 @@ def judge_retained(sut: object) -> Finding | None:
                 return _finding("H.aliased", r.step, r.call, f"{where} is the same object as step {k}'s {call}() "
                                 "result; return a new one each call (the caller may keep the old one)")
             first[id(r.value)] = (r.step, r.call)
-            now = list(r.value.items()) if isinstance(r.value, dict) else list(r.value)
+            now = contents(r.value)
             if now != r.copy:
                 return _finding("H.retained", r.step, r.call, f"{where} was {_show(r.copy)} then, but "
                                 f"{_show(now)} at the end of the run; never change a value after returning it",
@@ -128,7 +128,7 @@ class _Lane:
             record["added"].append(r.seq_id)
         self.call = "schedule"
         got = self.guard(self.sut.schedule, step)
-        record["schedule"] = [[k, v] for k, v in got.items()] if isinstance(got, dict) else None
+        record["schedule"] = batch_pairs(got) if batch_problem(got) is None else None
 
     def update(self, step: int) -> None:
         self.call = "update"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from conformance.checks.checkers import Finding
+from conformance.drivers import HangLimit
 from spec.errors import SpecError
 from spec.model import Config
 from spec.rules import peak_blocks
@@ -99,21 +100,28 @@ def candidates(w: Workload) -> Iterator[Workload | None]:
 
 
 def shrink(w: Workload, finding: Finding, fails: Predicate, max_rounds: int = 200) -> tuple[Workload, Finding]:
-    """Greedily simplify `w` while `fails` still reports a finding; return the smallest and its finding."""
+    """Greedily simplify `w` while `fails` still reports a finding; return the smallest and its finding.
+
+    A submission that hangs spends the run's hang allowance (HangLimit): the smallest
+    workload found by then is the answer.
+    """
     best, best_f = w, finding
-    for _ in range(max_rounds):
-        for cand in candidates(best):
-            if cand is None:
-                continue
-            f = fails(cand)
-            if f is not None and size_key(cand, f) < size_key(best, best_f):
-                best, best_f = cand, f
+    try:
+        for _ in range(max_rounds):
+            for cand in candidates(best):
+                if cand is None:
+                    continue
+                f = fails(cand)
+                if f is not None and size_key(cand, f) < size_key(best, best_f):
+                    best, best_f = cand, f
+                    break
+            else:
                 break
-        else:
-            break
-    renamed = rebuild(best, rename=True)
-    if renamed is not None:
-        f = fails(renamed)
-        if f is not None:
-            best, best_f = renamed, f
+        renamed = rebuild(best, rename=True)
+        if renamed is not None:
+            f = fails(renamed)
+            if f is not None:
+                best, best_f = renamed, f
+    except HangLimit:
+        pass
     return best, best_f

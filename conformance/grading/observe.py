@@ -12,6 +12,7 @@ from typing import Any
 
 from conformance.checks import checkers, probes
 from conformance.checks.checkers import Finding
+from conformance.sandbox.child import WRONG_TYPE
 from conformance.sandbox.protocol import ObservedStep, Snapshot
 from conformance.sandbox.types import WorkloadResult
 from spec.golden import GoldenCase
@@ -68,9 +69,12 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
 
     steps: list[dict[str, Any]] = []
     missing = None
+    white_box_error = None
     for s in r.steps:
         assert isinstance(s, ObservedStep)
         after_s, after_u = _snapshot(s.after_schedule), _snapshot(s.after_update)
+        if white_box_error is None:
+            white_box_error = _mistyped(s)
         if (after_s is None or after_u is None) and missing is None:
             snap = s.after_schedule or s.after_update
             missing = ", ".join(f"{a} ({why})" for a, why in snap.missing) if snap and snap.missing else "unreadable"
@@ -92,8 +96,18 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
     last = steps[-1]["after_update"] if steps else None
     outputs = {k: v["output"] for k, v in last["seqs"].items()} if last and stop == "done" else None
     return {"format": "schedcheck/observed", "version": 1, "workload": workload_to_json(workload),
-            "white_box": True, "note": f"white-box checks skipped: {missing}" if missing else None,
-            "steps": steps, "outputs": outputs, "stop": stop, "error": error}
+            "white_box": True, "note": f"white-box checks skipped: {missing}" if missing and not white_box_error
+            else None, "steps": steps, "outputs": outputs, "stop": stop, "error": error,
+            "white_box_error": white_box_error}
+
+
+def _mistyped(s: ObservedStep) -> dict[str, Any] | None:
+    """A white-box attribute that is there but not of its docs/api.md type: a finding (I6), not a missing one."""
+    for call, snap in (("schedule", s.after_schedule), ("update", s.after_update)):
+        for _, why in snap.missing if snap is not None else ():
+            if why.startswith(WRONG_TYPE):
+                return {"step": s.step, "call": call, "message": why[len(WRONG_TYPE):]}
+    return None
 
 
 def judge_case(case: Case, observed: dict[str, Any], twin: dict[str, Any] | None,

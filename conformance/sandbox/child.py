@@ -20,8 +20,11 @@ from typing import Any
 __builtins__ = dict(builtins.__dict__)  # type: ignore[assignment] # functions below keep this copy when a submission patches builtins
 PROTOCOL = 1
 BIG = 1 << 128  # ints must be strictly inside (-BIG, BIG): the corpus goes past 64 bits; a bound keeps parsing cheap
-QUEUE_TYPES = (list, deque, tuple)
-_type, _len, _dict_items, _list_iter = type, len, dict.items, list.__iter__  # taken before the submission runs
+# docs/api.md fixes these types; a queue of another type (a tuple, a generator, running as a deque) is a
+# white-box finding (I6), read by the real type's own iterator, so an overridden __iter__ is never called
+QUEUE_TYPES = {"waiting": deque, "running": list, "finished": list, "update()'s result": list}
+WRONG_TYPE = "wrong type: "  # how a reason in a snapshot's "missing" says the attribute is there but mistyped
+_type, _len, _dict_items, _list_iter, _deque_iter = type, len, dict.items, list.__iter__, deque.__iter__
 
 
 def _reject(value: object) -> None:
@@ -123,11 +126,12 @@ def read_batch(batch: Any, known: dict[str, Any]) -> list[list[object]]:
 
 
 def read_ids(items: Any, what: str, known: dict[str, Any]) -> list[str]:
-    """Read a list of Sequence objects (exact list, deque or tuple) as their seq_ids."""
-    kind = _type(items)
-    if kind not in QUEUE_TYPES:
-        raise SubmissionProtocolError(f"{what} must be a list, got {type_name(items)}")
-    it = _list_iter(items) if kind is list else iter(items)
+    """Read a queue of Sequence objects (of its docs/api.md type, or a subclass) as their seq_ids."""
+    want = QUEUE_TYPES[what]
+    if not issubclass(_type(items), want):
+        raise SubmissionProtocolError(f"{WRONG_TYPE}{what} must be a {want.__name__} (docs/api.md), "
+                                      f"got {type_name(items)}")
+    it = _list_iter(items) if want is list else _deque_iter(items)
     ids = []
     for seq in it:
         seq_id = exact_str(getattr(seq, "seq_id", None), f"seq_id of an item of {what}")

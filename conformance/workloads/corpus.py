@@ -18,6 +18,7 @@ from pathlib import Path
 from conformance.adapters import Factory
 from conformance.checks.checkers import Finding, expected_trace
 from conformance.checks.workload import WORKLOAD_CHECKS, check_workload
+from conformance.drivers import HangLimit
 from spec.errors import InvalidWorkload
 from spec.rules import peak_blocks
 from spec.trace import RULES_VERSION, Workload, workload_from_json
@@ -169,6 +170,7 @@ class CorpusResult:
     features: dict[str, dict[str, int]]  # feature -> {"pass": n, "fail": n}
     first: dict[str, tuple[Vector, Finding]]  # check -> its first failing vector and finding
     seconds_to_first: float | None = None  # wall time from the start to the first failure (terminal only)
+    stopped: bool = False  # the submission hung too often (HangLimit): the vectors after the last judged were not run
 
 
 def run_corpus(vectors: Iterable[Vector], factory: Factory, white_box: bool = True,
@@ -179,7 +181,11 @@ def run_corpus(vectors: Iterable[Vector], factory: Factory, white_box: bool = Tr
     result = CorpusResult({c: 0 for c in checks}, {c: [] for c in checks}, {}, {})
     start = time.perf_counter()
     for i, v in enumerate(vectors):
-        found = check_workload(v.workload, factory, white_box, only=checks, extra_probes=i % PROBE_EVERY == 0)
+        try:
+            found = check_workload(v.workload, factory, white_box, only=checks, extra_probes=i % PROBE_EVERY == 0)
+        except HangLimit:  # what was judged so far stands; the caller decides what to do next
+            result.stopped = True
+            break
         ok = True
         for check, finding in found.items():
             result.runs[check] += 1

@@ -1,0 +1,79 @@
+"""A submission that loops forever: `check` stops after a few hangs, deterministically, and says so.
+
+Every run is limited to RUN_SECONDS of CPU time, but a profile holds about a thousand workloads:
+without a stop, a hang in a common case costs hours. The limit is lowered here so each hang
+costs a fraction of a second; the count of hangs, not the seconds, is what is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance import drivers, suite
+from conformance.checks import history, machine
+
+IMPL = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
+SCHEDULE = '''    def schedule(self) -> dict[str, int]:
+'''
+
+
+def hanging(tmp_path: Path, condition: str) -> Path:
+    """The correct scheduler, with schedule() spinning forever whenever `condition` holds."""
+    text = IMPL.read_text()
+    assert SCHEDULE in text
+    path = tmp_path / "p07_scheduler.py"
+    path.write_text(text.replace(SCHEDULE, SCHEDULE + f"        while {condition}:\n            pass\n"))
+    return path
+
+
+@pytest.fixture
+def fast_limits(monkeypatch):
+    """Each run hangs for 0.2 s of CPU instead of 10; every hang that fires is counted."""
+    fired = []
+    raise_timeout = drivers._raise_timeout
+
+    def counting(signum, frame):
+        fired.append(signum)
+        raise_timeout(signum, frame)
+    monkeypatch.setattr(drivers, "_raise_timeout", counting)
+    monkeypatch.setattr(drivers, "RUN_SECONDS", 0.2)
+    monkeypatch.setattr(history, "RUN_SECONDS", 0.4)
+    monkeypatch.setattr(machine, "RUN_SECONDS", 0.2)
+    return fired
+
+
+def test_a_submission_that_always_hangs_stops_after_a_few_hangs(tmp_path, fast_limits):
+    report = suite.run(str(hanging(tmp_path, "len(self.waiting) > 2")), "quick")
+    assert report.verdict == "FAIL"
+    assert len(fast_limits) <= suite.HANGS_EXPLORING + suite.HANGS_SHRINKING
+    assert any(n.startswith("stopped early: 3 runs did not end") for n in report.notes)
+    statuses = {c: r.status for c, r in report.checks.items()}
+    assert "fail" in statuses.values() and set(statuses.values()) <= {"fail", "unknown"}
+    failed = [cx.finding for cx in report.counterexamples]
+    assert all(f.rule == "H.timeout" and "did not return" in f.message for f in failed if f.check == "golden")
+
+
+def test_a_hang_found_after_other_findings_keeps_them_and_stops(tmp_path, fast_limits):
+    """A hang only with long waiting queues: the golden cases pass, the corpus finds it, shrinking is bounded."""
+    report = suite.run(str(hanging(tmp_path, "len(self.waiting) > 4")), "quick")
+    assert report.verdict == "FAIL"
+    assert len(fast_limits) <= suite.HANGS_EXPLORING + suite.HANGS_SHRINKING
+    assert report.checks["golden"].status == "pass"
+    assert any(cx.finding.rule == "H.timeout" for cx in report.counterexamples)
+    timed_out = next(cx for cx in report.counterexamples if cx.finding.rule == "H.timeout")
+    assert len(timed_out.workload.requests) >= 5  # the hang needs five waiting
+
+
+def test_the_stop_is_deterministic(tmp_path, fast_limits):
+    path = str(hanging(tmp_path, "len(self.waiting) > 2"))
+    first, second = (json.dumps(suite.run(path, "quick").to_json(), sort_keys=True) for _ in range(2))
+    assert first == second
+
+
+def test_without_a_hang_nothing_stops(fast_limits):
+    report = suite.run("impl", "quick")
+    assert report.verdict == "PASS" and fast_limits == []
+    assert not any("stopped early" in n for n in report.notes)
