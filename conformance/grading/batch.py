@@ -66,7 +66,8 @@ def grade_to_json(g: Grade, problem: str = "") -> dict[str, object]:
         "status": "refused" if problem else "graded", "cause": problem,
         "rubric_sha256": g.rubric.digest, "corpus": g.rubric.corpus, "isolation": g.isolation,
         "score": g.score, "diagnosis": list(g.diagnosis), "notes": list(g.notes),
-        "exploration": list(g.exploration),
+        "exploration": list(g.exploration), "counterexample": g.counterexample, "replay": g.replay,
+        "feedback": g.feedback,
         "items": [{"id": r.item.id, "score": r.score, "status": r.status, "output": r.output,
                    "vectors_run": r.vectors_run, "vectors_passed": r.vectors_passed} for r in g.items],
     }
@@ -81,9 +82,12 @@ def grade_from_json(obj: dict[str, object], rubric: Rubric) -> Grade | None:
     by_id = {i.id: i for i in rubric.items}
     items = tuple(ItemResult(by_id[r["id"]], float(r["score"]), r["status"], r["output"], r["vectors_run"],
                              r["vectors_passed"]) for r in raw)
+    replay = obj.get("replay")
     return Grade(str(obj["submission"]), rubric, items, str(obj["isolation"]),
                  tuple(obj.get("diagnosis", ())), tuple(obj.get("notes", ())),  # type: ignore[arg-type]
-                 tuple(obj.get("exploration", ())))  # type: ignore[arg-type]
+                 tuple(obj.get("exploration", ())),  # type: ignore[arg-type]
+                 counterexample=str(obj.get("counterexample", "")),
+                 replay=replay if isinstance(replay, dict) else None, feedback=str(obj.get("feedback", "")))
 
 
 def load_grade(out: Path, name: str, rubric: Rubric) -> Grade | None:

@@ -177,3 +177,14 @@ def test_the_command_exits_non_zero_and_lists_every_entry_when_one_cannot_be_gra
     assert rows == {"a": "graded", "b": "grader error", "notes.txt": "refused"}
     monkeypatch.setattr(judge, "grade_one", fake_grade)
     assert cli.main(args) == 0  # resumable: only b is graded again
+
+
+def test_a_stored_grade_keeps_what_the_student_is_shown(tmp_path):
+    """Resuming rebuilds reports from grade.json: the counterexample, its replay and the feedback must survive."""
+    from conformance.grading.batch import grade_from_json, grade_to_json
+
+    items = tuple(ItemResult(i, 0.0, "failed", "out") for i in RUBRIC.items)
+    g = Grade("e", RUBRIC, items, "test", ("preempt_to_tail",), ("a note",), ("beyond",),
+              counterexample="| step | schedule() |", replay={"format": "schedcheck/trace", "steps": []},
+              feedback="SyntaxError at `p07_scheduler.py:4`")
+    assert grade_from_json(grade_to_json(g), RUBRIC) == g
