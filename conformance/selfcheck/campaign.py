@@ -28,7 +28,9 @@ from conformance.selfcheck.mutate import Mutant, mutants
 from conformance.selfcheck.triage import TRIAGE
 
 STYLES_DIR = Path(__file__).resolve().parent / "styles"
-TIMEOUTS = {"quick": 60.0, "default": 180.0, "thorough": 1800.0}   # seconds per mutant, far above a pass
+# seconds per mutant: far above a pass, and above what the suite spends on a submission that hangs
+# (conformance.suite stops after HANGS_EXPLORING + HANGS_SHRINKING runs of RUN_SECONDS each)
+TIMEOUTS = {"quick": 180.0, "default": 300.0, "thorough": 1800.0}
 DIFF_RUNS = 1000
 RETRIES, RETRY_WAIT = 2, 20.0   # reruns of a child whose suite did not start, and the pause before each
 
@@ -214,26 +216,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-missed", type=Path, default=None,
                         help="save every survivor triaged 'missed' as a standalone file in this folder")
     parser.add_argument("--diff-runs", type=int, default=DIFF_RUNS, help="random workloads per survivor")
+    parser.add_argument("--redo", metavar="STATUS", action="append", choices=("error", "survived", "killed"),
+                        help="with --from: check again only the mutants that had this status (repeatable), "
+                             "keep every other outcome; after a change to the suite")
+    parser.add_argument("--from", dest="previous", type=Path, default=None,
+                        help="an earlier --json result: its mutants are the ones checked, its outcomes kept")
     args = parser.parse_args(argv)
     if args.jobs < 1 or (args.limit is not None and args.limit < 1):
         parser.error(f"--jobs and --limit must be >= 1, got jobs={args.jobs} limit={args.limit}")
-    chosen = select(collect(args.styles), args.limit)
+    if (args.redo is None) != (args.previous is None):
+        parser.error("--redo and --from go together: --from names the earlier result, --redo what to check again")
+    everything = collect(args.styles)
+    chosen = select(everything, args.limit)
+    kept: list[Outcome] = []
+    if args.previous is not None:
+        chosen, kept, args.limit = _redo(everything, args.previous, set(args.redo), args.profile)
     originals = {p.stem: p.resolve() for p in args.styles.glob("*.py")}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="selfcheck-") as tmp, ThreadPoolExecutor(args.jobs) as pool:
         workdir = Path(tmp)
         futures = [pool.submit(check_one, style, m, args.profile, workdir, TIMEOUTS[args.profile], args.cache)
                    for style, m in chosen]
-        outcomes = []
+        outcomes = list(kept)
         for k, fut in enumerate(futures, 1):
             outcomes.append(fut.result())
             print(f"[{k}/{len(futures)}] {outcomes[-1].status:8} {outcomes[-1].mutant_id}", file=sys.stderr, flush=True)
         by_id = {m.mutant_id: (style, m) for style, m in chosen}
-        survivors = [o for o in outcomes if o.status == "survived"]
+        survivors = [o for o in outcomes if o.status == "survived" and o not in kept]
         list(pool.map(lambda o: diff_one(o, by_id[o.mutant_id][1], originals[o.style], workdir, args.diff_runs),
                       survivors))
     for o in survivors:
         o.triage = triage_of(o)
+    order = {m.mutant_id: k for k, (_, m) in enumerate(everything)}
+    outcomes.sort(key=lambda o: order.get(o.mutant_id, len(order)))
     if args.write_missed is not None:
         for o in survivors:
             if o.triage.get("verdict") == "missed":
@@ -250,6 +265,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _redo(everything: list[tuple[str, Mutant]], previous: Path, redo: set[str],
+          profile: str) -> tuple[list[tuple[str, Mutant]], list[Outcome], int | None]:
+    """The mutants of an earlier campaign to check again (those whose status is in `redo`) and the outcomes kept."""
+    try:
+        data = json.loads(previous.read_text())
+        before = [Outcome(**o) for o in data["outcomes"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SystemExit(f"--from {previous}: not a campaign result ({type(e).__name__}: {e}); "
+                         "pass a file written by --json") from None
+    if data.get("profile") != profile:
+        raise SystemExit(f"--from {previous} was measured with --profile {data.get('profile')}, not {profile}")
+    again = {o.mutant_id for o in before if o.status in redo}
+    known = {m.mutant_id for _, m in everything}
+    gone = sorted(o.mutant_id for o in before if o.mutant_id not in known)
+    if gone:
+        raise SystemExit(f"--from {previous}: {len(gone)} of its mutants no longer exist (the styles changed), "
+                         f"e.g. {gone[0]}; run the whole campaign again")
+    wanted = {o.mutant_id for o in before}
+    return ([(s, m) for s, m in everything if m.mutant_id in again],
+            [o for o in before if o.mutant_id in wanted - again], data.get("limit"))
+
+
 def corpus_note() -> str:
     """Say how the frozen counterexamples corpus was kept out, since the CLI has no switch for it."""
     from conformance.selfcheck.worker import EXCLUDED_FAMILIES, corpus_families
@@ -257,6 +294,6 @@ def corpus_note() -> str:
     families = corpus_families()
     if families is None:
         return "not excluded: no corpus MANIFEST.json was found, so every corpus vector ran"
-    return (f"`schedcheck check` has no option to leave out a corpus family, so mutants run through "
-            f"conformance.suite.run(families=...) with families {[f for f in families if f not in EXCLUDED_FAMILIES]}"
-            f" (excluded: {list(EXCLUDED_FAMILIES)})")
+    return (f"mutants run through conformance.suite.run(families=...) with families "
+            f"{[f for f in families if f not in EXCLUDED_FAMILIES]} (excluded: {list(EXCLUDED_FAMILIES)}), as "
+            "`schedcheck check --exclude-family` does")

@@ -69,3 +69,29 @@ def test_table_counts_equivalents_out_of_the_denominator() -> None:
             Outcome("x:3:0:cmp", "s", "cmp", "d", "survived", 0, [], 1.0, triage={"verdict": "missed"})]
     text = table(rows)
     assert " 50.0%" in text.splitlines()[-1] and " 33.3%" in text.splitlines()[-1]
+
+
+def test_redo_checks_again_only_the_chosen_statuses_and_keeps_the_rest(tmp_path: Path) -> None:
+    from dataclasses import asdict
+
+    from conformance.selfcheck.campaign import _redo, collect
+
+    one = tmp_path / "styles"
+    one.mkdir()
+    (one / "class_per_phase.py").write_text((STYLES / "class_per_phase.py").read_text())
+    everything = collect(one)
+    ids = [m.mutant_id for _, m in everything[:3]]
+    before = [Outcome(i, i.split(".")[0], "op", "d", status, 1, [], 1.0)
+              for i, status in zip(ids, ("killed", "error", "survived"), strict=True)]
+    previous = tmp_path / "quick.json"
+    previous.write_text(__import__("json").dumps({"profile": "quick", "limit": 3,
+                                                  "outcomes": [asdict(o) for o in before]}))
+    again, kept, limit = _redo(everything, previous, {"error"}, "quick")
+    assert [m.mutant_id for _, m in again] == [ids[1]]
+    assert [o.mutant_id for o in kept] == [ids[0], ids[2]] and limit == 3
+    try:
+        _redo(everything, previous, {"error"}, "default")
+    except SystemExit as e:
+        assert "measured with --profile quick" in str(e)
+    else:
+        raise AssertionError("a result of another profile was accepted")
