@@ -65,6 +65,7 @@ def grade_to_json(g: Grade, problem: str = "") -> dict[str, object]:
         "format": "schedcheck/grade", "version": 1, "submission": g.submission,
         "status": "refused" if problem else "graded", "cause": problem,
         "rubric_sha256": g.rubric.digest, "corpus": g.rubric.corpus, "isolation": g.isolation,
+        "held_out": held_out_fingerprint(g.rubric),
         "score": g.score, "diagnosis": list(g.diagnosis), "notes": list(g.notes),
         "exploration": list(g.exploration), "counterexample": g.counterexample, "replay": g.replay,
         "feedback": g.feedback,
@@ -73,9 +74,18 @@ def grade_to_json(g: Grade, problem: str = "") -> dict[str, object]:
     }
 
 
+def held_out_fingerprint(rubric: Rubric) -> str | None:
+    """Which held-out cases a grade was made with (a digest of the seed), or None without any."""
+    if not rubric.held_out:
+        return None
+    from conformance.grading.heldout import fingerprint, held_out_seed
+    return f"{rubric.held_out}:{fingerprint(held_out_seed()[0])}"
+
+
 def grade_from_json(obj: dict[str, object], rubric: Rubric) -> Grade | None:
     """A stored grade, or None when it was made with another rubric (then it is regraded)."""
-    if obj.get("rubric_sha256") != rubric.digest or obj.get("format") != "schedcheck/grade":
+    if obj.get("rubric_sha256") != rubric.digest or obj.get("format") != "schedcheck/grade" or \
+            obj.get("held_out") != held_out_fingerprint(rubric):
         return None
     raw = obj.get("items")
     assert isinstance(raw, list)

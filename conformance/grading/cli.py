@@ -12,6 +12,7 @@ from pathlib import Path
 
 from conformance.grading.batch import grade_all, in_shard, parse_shard, statuses, write_summary
 from conformance.grading.collect import collect
+from conformance.grading.heldout import SEED_ENV, SeedError, fingerprint, held_out_seed
 from conformance.grading.rubric import RubricError, load_rubric
 
 
@@ -68,6 +69,15 @@ def main(args: argparse.Namespace) -> int:
         return 2
     if args.profile:
         rubric = with_profile(rubric, args.profile)
+    if rubric.held_out:
+        try:
+            seed, where = held_out_seed()
+        except (SeedError, OSError) as e:
+            print(f"schedcheck grade: {e}", file=sys.stderr)
+            return 2
+        os.environ[SEED_ENV] = str(seed)  # every worker draws the same held-out cases
+        print(f"schedcheck grade: {rubric.held_out} held-out cases from the seed in {where} (fingerprint "
+              f"{fingerprint(seed)}; keep the seed private, and the same for regrades)", file=sys.stderr)
     out = Path(args.out)
     with tempfile.TemporaryDirectory(prefix="schedcheck-unzip-") as work, ExitStack() as stack:
         os.chmod(work, 0o700)  # unpacked submissions: readable by the grader only, never by a sandbox's uid

@@ -21,6 +21,7 @@ from conformance.grading.collect import Entry
 from conformance.grading.diagnose import diagnose
 from conformance.grading.escape import md
 from conformance.grading.feedback import load_error_md, missing_md, replay_json
+from conformance.grading.heldout import held_out_cases, held_out_seed
 from conformance.grading.observe import Case, category, judge_case, observed_trace
 from conformance.grading.outputs import Grade, ItemResult
 from conformance.grading.rubric import Rubric, RubricError
@@ -47,8 +48,9 @@ def corpus_id() -> str:
 
 
 @lru_cache(maxsize=2)
-def corpus_cases(corpus: str) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
-    """The cases of the corpus (golden first) and every workload the sandbox runs (with the twins)."""
+def corpus_cases(corpus: str, held_out: int = 0,
+                 held_out_seed: int | None = None) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
+    """The cases of the corpus (golden first, then the held-out ones) and every workload the sandbox runs."""
     if corpus != corpus_id():
         raise RubricError(f"the rubric grades on corpus {corpus!r} but this schedcheck ships {corpus_id()!r}; "
                           "use the schedcheck release that has it, or update the rubric's corpus field")
@@ -56,6 +58,9 @@ def corpus_cases(corpus: str) -> tuple[tuple[Case, ...], tuple[Workload | dict[s
                          for g in golden_cases()]
     vectors, _ = load_corpus()
     cases += [Case(v.vector_id, v.workload, v.workload.tags or features(v.workload)) for v in vectors]
+    if held_out:
+        assert held_out_seed is not None
+        cases += held_out_cases(held_out_seed, held_out)
     runs: list[Workload | dict[str, Any]] = [c.workload for c in cases]
     out = []
     for i, c in enumerate(cases):
@@ -67,6 +72,11 @@ def corpus_cases(corpus: str) -> tuple[tuple[Case, ...], tuple[Workload | dict[s
             c = replace(c, mutated=len(runs) - 1)
         out.append(c)
     return tuple(out), tuple(runs)
+
+
+def grading_cases(rubric: Rubric) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
+    """corpus_cases for a rubric, its held-out cases drawn from this deployment's secret seed."""
+    return corpus_cases(rubric.corpus, rubric.held_out, held_out_seed()[0] if rubric.held_out else None)
 
 
 def check_scope(rubric: Rubric) -> None:
@@ -173,7 +183,7 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
     begun = time.monotonic()
     if entry.module is None:
         return not_submitted(entry, rubric)
-    cases, runs = corpus_cases(rubric.corpus)
+    cases, runs = grading_cases(rubric)
     result = run_corpus_sandboxed(entry.module, runs, rubric)
     if result.load_error is not None:
         return does_not_load(entry, rubric, result, begun)

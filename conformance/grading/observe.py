@@ -18,6 +18,8 @@ from conformance.sandbox.types import WorkloadResult
 from spec.golden import GoldenCase
 from spec.trace import Workload, workload_to_json
 
+HELD_OUT = "held-out"  # the tag of a case drawn from the instructor's secret seed (conformance.grading.heldout)
+
 
 @dataclass(frozen=True)
 class Case:

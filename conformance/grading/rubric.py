@@ -53,6 +53,7 @@ class Rubric:
     explore_counts: bool
     explore_profile: str
     digest: str  # sha256 of the file: a grade names the exact rubric it used
+    held_out: int = 0  # held-out cases drawn from the instructor's secret seed (conformance.grading.heldout)
 
     @property
     def total(self) -> float:
@@ -125,11 +126,14 @@ def parse_rubric(text: str, where: str = "rubric") -> Rubric:
         if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0:
             raise RubricError(f"{where}.limits.{k} must be a positive number, got {v!r}")
     explore = data.get("exploration", {})
+    held_out = data.get("held_out", {}).get("count", 0)
+    if isinstance(held_out, bool) or not isinstance(held_out, int) or not 0 <= held_out <= 1000:
+        raise RubricError(f"{where}.held_out.count must be an int from 0 to 1000, got {held_out!r}")
     return Rubric(
         version=int(data.get("version", 1)), corpus=str(_req(data, "corpus", str, where)), scoring=scoring,
         items=tuple(items), limits=limits, explore=bool(explore.get("enabled", True)),
         explore_counts=bool(explore.get("count", False)), explore_profile=str(explore.get("profile", "quick")),
-        digest=hashlib.sha256(text.encode()).hexdigest())
+        digest=hashlib.sha256(text.encode()).hexdigest(), held_out=held_out)
 
 
 def load_rubric(path: str | Path | None = None) -> Rubric:

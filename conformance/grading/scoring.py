@@ -13,7 +13,7 @@ from typing import Any
 from conformance.checks.checkers import Finding
 from conformance.grading.escape import md, md_code
 from conformance.grading.feedback import counterexample_md
-from conformance.grading.observe import Case, category
+from conformance.grading.observe import HELD_OUT, Case, category
 from conformance.grading.outputs import ItemResult
 from conformance.grading.rubric import Item, Rubric
 from conformance.sandbox.types import SandboxResult, WorkloadResult
@@ -44,26 +44,32 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
     if spent > limit:
         return ItemResult(item, 0.0, "timeout", f"Time limit: this item's cases took {spent:.1f} s in all, "
                           f"more than its {limit:g} s. Look for a step whose cost grows with the run.")
-    run = passed = 0
+    run = passed = held_run = held_passed = 0
     worst = "passed"
     failing: list[tuple[int, Finding | None, str]] = []
     for index, (case, found, result) in enumerate(zip(cases, verdicts, results, strict=True)):
         relevant = [c for c in item.checks if c in found]
         if not in_scope(item, case) or not relevant:
             continue
+        held = HELD_OUT in case.tags
         run += 1
+        held_run += held
         ended = category(result)
         bad = [found[c] for c in relevant if found[c] is not None]
         if not bad and ended == "passed":
             passed += 1
+            held_passed += held
             continue
         kind = ended if ended != "passed" else "failed"
         worst = kind if worst == "passed" or kind == "timeout" else worst
         # a case that crashed or timed out fails every item it is in: name why, whichever check saw it
         failing.append((index, bad[0] if bad else next((f for f in found.values() if f is not None), None), kind))
     assert run, f"rubric item {item.id} has no case in scope (check_scope refuses such a rubric)"
-    fraction = passed / run if rubric.scoring == "proportional" else float(passed == run)
-    output = f"{passed} of {run} cases pass."
+    fraction = _fraction(rubric, passed - held_passed, run - held_run)
+    if held_run:  # a recording of the public cases' answers passes them all and no held-out one
+        fraction = min(fraction, _fraction(rubric, held_passed, held_run))
+    output = f"{passed} of {run} cases pass" + (f" ({held_passed} of the {held_run} held-out ones)." if held_run
+                                                 else ".")
     if failing:
         lines = [_line(cases[i], f, kind) for i, f, kind in failing[:LISTED_CASES]]
         more = len(failing) - LISTED_CASES
@@ -73,6 +79,13 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
         output += "\n\n" + "\n".join(lines) + "\n\n### The smallest failing case\n\n" + \
             counterexample_md(cases[index], observed[index], finding)
     return ItemResult(item, round(item.points * fraction, 2), worst, output, run, passed)
+
+
+def _fraction(rubric: Rubric, passed: int, run: int) -> float:
+    """The share of an item's points that `passed` of `run` cases earn (no case: nothing held against it)."""
+    if not run:
+        return 1.0
+    return passed / run if rubric.scoring == "proportional" else float(passed == run)
 
 
 def run_notes(rubric: Rubric, result: SandboxResult) -> list[str]:

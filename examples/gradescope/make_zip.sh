@@ -3,7 +3,8 @@
 #
 #   sh examples/gradescope/make_zip.sh [OUT.zip]     (default: autograder.zip at the checkout's top, ignored by git)
 #
-# At the zip's root: setup.sh, run_autograder and constraints.txt (the pinned runtime dependencies).
+# At the zip's root: setup.sh, run_autograder, constraints.txt (the pinned runtime dependencies) and
+# held_out_seed (the secret seed of the held-out cases; readable by root only once installed).
 # Under schedcheck/: only what grading needs: pyproject.toml, README.md, spec/ and conformance/
 # without the catalog's mutants and the self-check's schedulers. No reference solution, no impl/,
 # no tests/ and no mutants are shipped: whatever is in the image, a submission might find a way to
@@ -43,11 +44,19 @@ if [ -n "$solutions" ]; then
   exit 1
 fi
 cp "$here/setup.sh" "$here/run_autograder" "$here/constraints.txt" "$tmp/root/"
+# the secret seed of the held-out cases (docs/grading.md): fresh for each zip unless given, so keep the zip
+# private; pass SCHEDCHECK_HELD_OUT_SEED to rebuild an image that grades exactly as an earlier one
+if [ -n "${SCHEDCHECK_HELD_OUT_SEED:-}" ]; then
+  printf '%s\n' "$SCHEDCHECK_HELD_OUT_SEED" > "$tmp/root/held_out_seed"
+else
+  od -An -N16 -tu8 /dev/urandom | tr -s ' \n' ' ' | awk '{printf "%s%s\n", $1, $2}' > "$tmp/root/held_out_seed"
+fi
 chmod 0755 "$tmp/root/setup.sh" "$tmp/root/run_autograder"
 if command -v zip > /dev/null; then
   (cd "$tmp/root" && zip -qrX "$tmp/autograder.zip" .)
 else  # no zip tool: Python's zipfile writes the same archive
-  (cd "$tmp/root" && python3 -m zipfile -c "$tmp/autograder.zip" setup.sh run_autograder constraints.txt schedcheck)
+  (cd "$tmp/root" && python3 -m zipfile -c "$tmp/autograder.zip" setup.sh run_autograder constraints.txt held_out_seed \
+    schedcheck)
 fi
 mv -f "$tmp/autograder.zip" "$out"
 echo "wrote $out"

@@ -30,6 +30,7 @@ SYNTAX = "import os\n\n\ndef broken(:\n    return 1\n"
 SECRET = "SECRET-METADATA-7f3a"  # planted in submission_metadata.json: must never reach a student
 RUBRIC_MARKS = ("item_seconds", "max_timeouts", "after_published")  # words only the rubric file holds
 HIDDEN_ITEM = "Full differential check"
+HELD_OUT_SEED = os.environ["SCHEDCHECK_HELD_OUT_SEED"]  # tests/conftest.py's; make_zip.sh puts it in the image
 
 # reads the reference (or any Scheduler) from the image and runs it as its own
 STEAL = '''
@@ -54,7 +55,7 @@ LEAK = '''
 ROOT = {root!r}
 taken = []
 for path in (ROOT + "/source/schedcheck/conformance/grading/rubric.toml", ROOT + "/submission_metadata.json",
-             ROOT + "/source/setup.sh"):
+             ROOT + "/source/setup.sh", ROOT + "/source/held_out_seed"):
     try:
         taken.append(open(path).read()[:400])
     except OSError as e:
@@ -127,7 +128,7 @@ def assert_nothing_secret(run_result: dict) -> None:
     results, text = run_result["results"], visible(run_result["results"])
     assert results["stdout_visibility"] == "hidden"
     assert run_result["stdout"] == "schedcheck: graded; results.json written\n"  # no score in stdout either
-    for secret in (SECRET, *RUBRIC_MARKS, HIDDEN_ITEM, "class Scheduler", "apt-get"):
+    for secret in (SECRET, *RUBRIC_MARKS, HIDDEN_ITEM, "class Scheduler", "apt-get", HELD_OUT_SEED):
         assert secret not in text, secret
     held = [t["name"] for t in results["tests"] if t["visibility"] != "visible"]
     assert held == [HIDDEN_ITEM + " against the spec on the whole corpus"]
@@ -156,6 +157,7 @@ def test_the_zip_holds_what_grading_needs_and_no_solution(image):
     with zipfile.ZipFile(image) as z:
         assert not [n for n in names if n.endswith(".py") and re.search(rb"^class Scheduler\b", z.read(n), re.M)]
         pins = z.read("constraints.txt").decode().split()
+        assert z.read("held_out_seed").decode().strip() == HELD_OUT_SEED  # the one it was built with
     assert any(p.startswith("hypothesis==") for p in pins)
 
 
