@@ -58,3 +58,10 @@ def test_black_box_checks_alone_catch_mutant(name):
     report = run(f"conformance/mutants/{name}.py", "quick", white_box=False, families=HONEST)
     assert report.verdict == "FAIL"
     assert findings(report) == expected(name)["black_box"]
+
+
+def test_the_kill_matrix_in_the_docs_is_the_one_the_pins_make():
+    from tests.mutants.matrix import table
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "conformance.md").read_text()
+    assert table() in docs, "docs/conformance.md's kill matrix is stale: paste `python -m tests.mutants.matrix`"
