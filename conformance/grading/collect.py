@@ -154,20 +154,22 @@ def tame(name: str) -> str:
 
 
 def result_names(entries: list[Entry]) -> list[Entry]:
-    """Give every entry its own result folder, named so that reports can print it; refuse names that collide."""
+    """Give every entry its own result folder; refuse names that do not decode or that collide."""
     out: list[Entry] = []
     taken = set(RESERVED)
     counts: dict[str, int] = {}
     for e in entries:
         counts[e.name] = counts.get(e.name, 0) + 1
     for e in entries:
-        shown = printable(e.source.name)  # a name in another encoding (GBK, Latin-1) is graded under this one
+        shown = printable(e.source.name)
         problem = ""
-        if e.name in RESERVED or e.name.startswith("."):
+        if shown != e.source.name:
+            problem = "refused: the entry's name is not valid UTF-8; rename it"
+        elif e.name in RESERVED or e.name.startswith("."):
             problem = f"refused: the entry's name {e.name!r} is a file grading writes; rename it"
         elif counts[e.name] > 1:
             problem = f"refused: two entries would write to the result folder {e.name!r}; rename one"
-        name = tame(shown if problem else printable(e.name))  # a folder name that CSV files and terminals show as is
+        name = tame(shown if problem else e.name)  # a folder name that CSV files and terminals show as is
         while name in taken:
             name += "~"
         taken.add(name)

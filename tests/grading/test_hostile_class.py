@@ -32,7 +32,7 @@ FULL = {"results_json", "monkeypatch_builtins", "output_flood", "daemon_at_impor
         "daemon_burner", "slow_correct"}  # attacks that gain nothing: graded as the correct scheduler they wrap
 HONEST = ("impl", "preempt_to_tail", "phase2_continue")
 REFUSED = {"fifo.py": "FIFO", "link.py": "symbolic link", "summary.csv.py": "a file grading writes",
-           "corrupt.zip": "cannot be read", "deflate64.zip": "cannot be read",
+           "caf\\xe9.py": "not valid UTF-8", "corrupt.zip": "cannot be read", "deflate64.zip": "cannot be read",
            "sparse.py": "more than the", "linked": "symbolic link"}
 
 
@@ -48,7 +48,7 @@ def refused_inputs(subs: Path) -> None:
     (subs / "linked").mkdir()
     (subs / "linked" / "p07_scheduler.py").symlink_to(subs / "impl.py")
     (subs / "summary.csv.py").write_text("x = 1\n")
-    with open(os.path.join(os.fsencode(subs), b"caf\xe9.py"), "wb") as f:  # a Latin-1 name: graded, not refused
+    with open(os.path.join(os.fsencode(subs), b"caf\xe9.py"), "wb") as f:  # a correct scheduler: the name alone
         f.write((ROOT / "impl" / "scheduler.py").read_bytes())
     (subs / "corrupt.zip").write_bytes(b"PK\x03\x04" + b"\x00" * 60)
     with zipfile.ZipFile(subs / "deflate64.zip", "w") as z:
@@ -127,7 +127,6 @@ def test_the_hostile_class_twice_beside_a_cpu_burner(tmp_path: Path) -> None:
         assert row["status"] == "graded", row
         want_full = case.stem in FULL
         assert (float(row["score"]) == 100.0) == want_full, (case.stem, row["score"])
-    assert rows["caf\\xe9"]["status"] == "graded" and rows["caf\\xe9"]["score"] == by_alone["impl"]["score"]
     refused = {r["submission"]: r for r in rows.values() if r["status"] == "refused"}
     for name, words in REFUSED.items():
         match = [r for n, r in refused.items() if n.startswith(name.removesuffix(".py").removesuffix(".zip"))]

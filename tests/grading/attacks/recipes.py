@@ -353,8 +353,9 @@ def crash_non_utf8_name(dest: Path, source: bytes) -> str:
     """An honest submission whose file name holds bytes that are not UTF-8 (b'bad\\xff\\xfe.py').
 
     Its name goes into report.md, results.json, junit.xml and summary.csv, all written as UTF-8.
-    Expected: graded as the correct scheduler it is: 100; every file written (name sanitised);
-    the class run finishes.
+    Expected: refused up front with a reason that says to rename it (score 0), every file written
+    (name sanitised), the class run finishes. (Grading it under a sanitised name would also be safe;
+    refusing is what the grading requirements ask for: the name would reach every report.)
     """
     Path(os.fsdecode(os.fsencode(dest) + b"/crash_non_utf8_name_\xff\xfe.py")).write_bytes(source)
     return os.fsdecode(b"crash_non_utf8_name_\xff\xfe.py")
