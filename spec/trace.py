@@ -15,7 +15,7 @@ from pathlib import Path
 
 from spec.errors import InvalidWorkload, SpecError
 from spec.model import Batch, Config, Event, Sample, State
-from spec.rules import add, initial_state, schedule_explained, update_explained
+from spec.rules import add, initial_state, peak_blocks, schedule_explained, update_explained
 
 FORMAT_VERSION = 1
 RULES_VERSION = "p07-rules/1"
@@ -101,6 +101,22 @@ class Trace:
     def outputs(self) -> dict[str, tuple[int, ...]]:
         """Each finished sequence's output."""
         return {s.seq_id: s.output for s in self.final.finished}
+
+
+def tightest_num_blocks(block_size: int, requests: Iterable[Request]) -> int:
+    """The fewest KV blocks with which every request fits alone: a workload is feasible with no fewer.
+
+    The one statement of feasibility (docs/rules.md, "Settled here"): check_request refuses
+    a request whose peak is larger than the cache; generators and shrinkers use this.
+    """
+    probe = Config(1, block_size, 1, 1)  # peak_blocks reads only the block size
+    return max((peak_blocks(probe, r.prompt_len, r.max_tokens) for r in requests), default=0)
+
+
+def ample_num_blocks(block_size: int, requests: Iterable[Request]) -> int:
+    """KV blocks for every request at its peak at once: with this many, no preemption can happen."""
+    probe = Config(1, block_size, 1, 1)
+    return sum(peak_blocks(probe, r.prompt_len, r.max_tokens) for r in requests)
 
 
 def liveness_bound(requests: Sequence[Request]) -> int:

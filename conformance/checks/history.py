@@ -23,8 +23,14 @@ from conformance.checks.probes import first_difference
 from conformance.drivers import RUN_SECONDS as DRIVER_SECONDS
 from conformance.drivers import CallTimeout, Recorder, batch_pairs, batch_problem, run_workload, time_limit
 from spec.model import Config
-from spec.rules import peak_blocks
-from spec.trace import Workload, liveness_bound, make_workload, workload_from_json, workload_to_json
+from spec.trace import (
+    Workload,
+    liveness_bound,
+    make_workload,
+    tightest_num_blocks,
+    workload_from_json,
+    workload_to_json,
+)
 
 OTHER_BASE = 5000  # the second instance's tokens: base + this, so mixed-up sequences show in the outputs
 RUN_SECONDS = 2 * DRIVER_SECONDS  # two instances share one limit
@@ -81,8 +87,7 @@ def other_workload(w: Workload) -> Workload:
     """The second instance's workload: the same requests and ids under a config that differs in every field."""
     c = w.config
     block_size = c.block_size + 1
-    probe = Config(1, block_size, c.max_num_seqs + 1, c.max_num_batched_tokens + 1, c.eos)
-    peak = max(peak_blocks(probe, r.prompt_len, r.max_tokens) for r in w.requests)
+    peak = tightest_num_blocks(block_size, w.requests)
     num_blocks = peak if peak != c.num_blocks else peak + 1  # tight, so a borrowed block_size shows
     config = Config(num_blocks, block_size, c.max_num_seqs + 1, c.max_num_batched_tokens + 1, c.eos)
     base = {k: b + OTHER_BASE for k, b in w.sample.base}

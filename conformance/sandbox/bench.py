@@ -21,8 +21,7 @@ from conformance.sandbox.child import drive
 from conformance.sandbox.run import run_in_sandbox
 from conformance.sandbox.types import Limits
 from spec.model import Config
-from spec.rules import peak_blocks
-from spec.trace import Request, Workload, liveness_bound, make_workload, workload_to_json
+from spec.trace import Request, Workload, liveness_bound, make_workload, tightest_num_blocks, workload_to_json
 
 DEFAULT = Path(__file__).resolve().parents[1] / "mutants" / "reference_scheduler.py"
 
@@ -50,7 +49,7 @@ def corpus(count: int = 40, seed: int = 7) -> list[Workload]:
         requests = [Request(f"r{j}", rng.randint(1, 64), rng.randint(1, 24), rng.randint(1, 12))
                     for j in range(rng.randint(6, 24))]
         requests.sort(key=lambda r: r.arrival)
-        peak = max(peak_blocks(Config(1, block_size, 1, 1), r.prompt_len, r.max_tokens) for r in requests)
+        peak = tightest_num_blocks(block_size, requests)
         config = Config(rng.randint(peak, 3 * peak), block_size, rng.randint(1, 8), rng.randint(4, 96), eos=0)
         eos_at = {r.seq_id: {rng.randrange(r.max_tokens)} for r in requests if rng.random() < 0.3}
         out.append(make_workload(config, requests, eos_at=eos_at, name=f"bench-{i}"))

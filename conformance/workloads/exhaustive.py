@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from spec.model import Config
-from spec.rules import peak_blocks
-from spec.trace import Request, Workload, make_workload
+from spec.trace import Request, Workload, ample_num_blocks, make_workload, tightest_num_blocks
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +56,7 @@ def canonical(config: Config, requests: tuple[Request, ...]) -> Config:
     """Clamp config values the rules cannot tell from larger ones (the symmetry reduction)."""
     tokens = sum(r.prompt_len + r.max_tokens for r in requests)
     block_size = min(config.block_size, max(r.prompt_len + r.max_tokens for r in requests))
-    probe = Config(1, block_size, 1, 1)
-    ample = sum(peak_blocks(probe, r.prompt_len, r.max_tokens) for r in requests)
+    ample = ample_num_blocks(block_size, requests)
     return Config(min(config.num_blocks, ample), block_size, min(config.max_num_seqs, len(requests)),
                   min(config.max_num_batched_tokens, tokens), config.eos)
 
@@ -70,8 +68,7 @@ def small_scope(scope: Scope) -> Iterator[Workload]:
         eos_options: list[int | None] = [None, 0] if scope.eos_first else [None]
         for bs, extra, seqs, budget, eos in itertools.product(scope.block_sizes, scope.extra_blocks,
                                                               scope.max_num_seqs, scope.budgets, eos_options):
-            probe = Config(1, bs, 1, 1)
-            peak = max(peak_blocks(probe, r.prompt_len, r.max_tokens) for r in requests)
+            peak = tightest_num_blocks(bs, requests)
             config = canonical(Config(peak + extra, bs, seqs, budget, eos), requests)
             key = (config, requests)
             if key in seen:

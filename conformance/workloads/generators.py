@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from conformance.workloads import scale
 from spec.model import Config
-from spec.rules import peak_blocks
-from spec.trace import Request, Workload, make_workload
+from spec.trace import Request, Workload, make_workload, tightest_num_blocks
+from spec.trace import ample_num_blocks as ample_num_blocks_for
 
 
 @st.composite
@@ -31,8 +31,7 @@ def feasible_workloads(draw: st.DrawFn, max_requests: int = 6, max_prompt: int =
         for i in range(n)
     ]
     requests.sort(key=lambda r: r.arrival)
-    probe = Config(1, block_size, 1, 1)
-    peak = max(peak_blocks(probe, r.prompt_len, r.max_tokens) for r in requests)
+    peak = tightest_num_blocks(block_size, requests)
     num_blocks = draw(st.one_of(st.just(peak), st.integers(peak, peak + 3), st.integers(peak, peak * n + 4)))
     eos_at = {}
     if eos is not None:
@@ -51,7 +50,7 @@ def with_num_blocks(w: Workload, num_blocks: int) -> Workload:
 
 def ample_num_blocks(w: Workload) -> int:
     """A cache that holds every request at its peak at once: no preemption can happen."""
-    return sum(peak_blocks(w.config, r.prompt_len, r.max_tokens) for r in w.requests)
+    return ample_num_blocks_for(w.config.block_size, w.requests)
 
 
 EDGE_CASES = ("block-boundary-chunk", "block-size-1", "max-num-seqs-running", "budget-below-max-num-seqs",
@@ -90,8 +89,7 @@ def edge_workloads(draw: st.DrawFn, max_requests: int = 4) -> Workload:
                                draw(arrival)) for i in range(n)), key=lambda r: r.arrival)
     if requests[0].arrival != 1:
         requests[0] = Request(requests[0].seq_id, requests[0].prompt_len, requests[0].max_tokens, 1)
-    probe = Config(1, block_size, 1, 1)
-    peak = max(peak_blocks(probe, r.prompt_len, r.max_tokens) for r in requests)
+    peak = tightest_num_blocks(block_size, requests)
     extra = 0 if case in ("kv-one-peak", "preemption-pressure") else draw(st.integers(0, 2))
     if case == "kv-one-peak":
         extra = draw(st.integers(0, 1))

@@ -24,8 +24,7 @@ import random
 from collections.abc import Callable
 
 from spec.model import Config
-from spec.rules import peak_blocks
-from spec.trace import Request, Workload, make_workload
+from spec.trace import Request, Workload, make_workload, tightest_num_blocks
 
 BIG_IDS = (10**6, 2**31 - 7, 2**32 + 1, 2**53 - 3, 2**60, 2**64 + 5, -(10**6), -(2**40), -300)
 TWO_53 = 2**53
@@ -50,8 +49,7 @@ def _eos_at(rng: random.Random, requests: list[Request], share: float) -> dict[s
 
 
 def _peak(block_size: int, requests: list[Request]) -> int:
-    probe = Config(1, block_size, 1, 1)
-    return max(peak_blocks(probe, r.prompt_len, r.max_tokens) for r in requests)
+    return tightest_num_blocks(block_size, requests)
 
 
 def _finish(config: Config, requests: list[Request], base: dict[str, int] | None, eos_at: dict[str, set[int]],
