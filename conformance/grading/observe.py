@@ -13,7 +13,7 @@ from typing import Any
 from conformance.checks import checkers, probes
 from conformance.checks.checkers import Finding
 from conformance.sandbox.child import WRONG_TYPE
-from conformance.sandbox.protocol import ObservedStep, Snapshot
+from conformance.sandbox.protocol import ObservedStep, SeqView, Snapshot
 from conformance.sandbox.types import WorkloadResult
 from spec.golden import GoldenCase
 from spec.trace import Workload, workload_to_json
@@ -48,15 +48,22 @@ def category(r: WorkloadResult) -> str:
     return CRASHES[r.status]
 
 
-def _snapshot(s: Snapshot | None) -> dict[str, Any] | None:
+def _snapshot(s: Snapshot | None, rows: dict[int, tuple[SeqView, dict[str, Any]]]) -> dict[str, Any] | None:
+    """A snapshot in the observed-trace form. A sequence's row that the child did not resend is the same
+    SeqView as before (conformance.sandbox.protocol), so its dict is made once per run, kept in `rows`:
+    a long run of a crowd would otherwise rebuild hundreds of unchanged rows at every call. Read-only."""
     if s is None or s.missing or None in (s.blocks_used, s.num_preemptions, s.waiting, s.running, s.finished):
         return None
     seqs = {}
     for v in s.seqs:
-        if None in (v.num_computed, v.num_tokens, v.num_blocks, v.status, v.output):
-            return None
-        seqs[v.seq_id] = {"num_computed": v.num_computed, "num_tokens": v.num_tokens, "num_blocks": v.num_blocks,
-                          "status": v.status, "output": list(v.output or ())}
+        made = rows.get(id(v))
+        if made is None:
+            if None in (v.num_computed, v.num_tokens, v.num_blocks, v.status, v.output):
+                return None
+            made = rows[id(v)] = (v, {"num_computed": v.num_computed, "num_tokens": v.num_tokens,
+                                      "num_blocks": v.num_blocks, "status": v.status,
+                                      "output": list(v.output or ())})  # the view is kept: its id stays unique
+        seqs[v.seq_id] = made[1]
     return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, "waiting": list(s.waiting or ()),
             "running": list(s.running or ()), "finished": list(s.finished or ()), "seqs": seqs}
 
@@ -72,9 +79,10 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
     missing = None
     white_box_error = None
+    rows: dict[int, tuple[SeqView, dict[str, Any]]] = {}
     for s in r.steps:
         assert isinstance(s, ObservedStep)
-        after_s, after_u = _snapshot(s.after_schedule), _snapshot(s.after_update)
+        after_s, after_u = _snapshot(s.after_schedule, rows), _snapshot(s.after_update, rows)
         if white_box_error is None:
             white_box_error = _mistyped(s)
         if (after_s is None or after_u is None) and missing is None:
