@@ -102,10 +102,15 @@ def time_limit(seconds: float) -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _raise_timeout(signum: int, frame: object) -> None:
+def count_hang() -> None:
+    """Count a run that hung toward the ledger in force, if any (a wire program that stopped answering, say)."""
     ledger = _LEDGER.get()
-    if ledger is not None:  # counted here: the run that hung may catch the CallTimeout itself (drivers._run does)
+    if ledger is not None:
         ledger.hangs += 1
+
+
+def _raise_timeout(signum: int, frame: object) -> None:
+    count_hang()  # counted here: the run that hung may catch the CallTimeout itself (drivers._run does)
     if signum == signal.SIGPROF:
         raise CallTimeout(f"the run did not end within {RUN_SECONDS:g} s of CPU time (an endless loop?)")
     raise CallTimeout(f"the run did not end within {RUN_SECONDS * WALL_FACTOR:g} s (blocked, or an endless loop?)")

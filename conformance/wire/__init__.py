@@ -28,6 +28,7 @@ from contextlib import contextmanager, suppress
 from typing import IO, Any
 
 from conformance.adapters import LoadError, Snapshot, SnapshotError
+from conformance.drivers import count_hang
 from spec.model import Config, Sample
 
 PROTOCOL = "schedcheck-wire/1"
@@ -190,6 +191,7 @@ class Connection:
                                 f"(it starts {bytes(self.buffer[:80])!r})", "end every message with a newline")
             left = deadline - time.monotonic()
             if left <= 0 or not self.poll.poll(left * 1000):
+                count_hang()  # a program that stopped answering costs a reply timeout per run: the suite stops
                 raise self.fail(what, f"no reply within {self.reply_seconds:g} s",
                                 "answer every message with one line and flush stdout, or give more time "
                                 "with --wire-timeout SECONDS")

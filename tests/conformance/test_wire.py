@@ -235,3 +235,15 @@ def test_the_program_and_its_children_are_killed_when_the_factory_closes(hostile
             break
         time.sleep(0.02)
     assert not living_members(proc.pid), "the spawned child outlived the program"
+
+
+def test_a_program_that_stops_answering_stops_the_suite_after_a_few_hangs(hostile, monkeypatch):
+    """Each run waits one reply timeout; like an endless loop in process, the hangs are counted and the run stops."""
+    from conformance import suite
+    from conformance.wire import TIMEOUT_ENV
+
+    monkeypatch.setenv(TIMEOUT_ENV, "0.3")
+    report = suite.run(hostile("hang"), "quick", adapter="conformance.wire")
+    assert report.verdict == "FAIL"
+    assert any(n.startswith("stopped early:") for n in report.notes), report.notes
+    assert any("no reply within 0.3 s" in cx.finding.message for cx in report.counterexamples)
