@@ -403,7 +403,8 @@ def target_from_args(args: argparse.Namespace) -> tuple[str, str | None, str]:
             raise ValueError("give PATH (a submission file, a dotted module, 'impl' or 'spec') or --wire \"CMD\"")
         if args.wire_timeout is not None:
             raise ValueError("--wire-timeout applies only with --wire")
-        return args.path, args.adapter, args.path
+        typed = args.path if args.adapter is None else f"{shlex.quote(args.path)} --adapter {args.adapter}"
+        return args.path, args.adapter, typed  # as typed: rerun hints must carry the adapter too
     if args.path is not None or args.adapter is not None:
         raise ValueError(f"--wire runs a program and takes no PATH or --adapter (got {args.path or args.adapter!r}); "
                          "put the program's arguments inside the quoted command")

@@ -59,3 +59,25 @@ def test_the_canonical_adapter_keeps_every_returned_value_with_a_copy_from_retur
     [(seq, fields)] = sut.returned[3].fields  # a3 finished at step 2: the object itself and its fields then
     assert seq is sut.seqs["a3"] and fields == {"num_computed": 3, "num_blocks": 0, "status": "FINISHED",
                                                 "output": [300]}
+
+
+def test_the_target_as_typed_carries_the_adapter_so_rerun_hints_work(tmp_path):
+    """The hint after a finding (`schedcheck replay TRACE <target as typed>`) must name the adapter too."""
+    import argparse
+    import shlex
+    import subprocess
+    import sys
+
+    from conformance import wire
+
+    args = argparse.Namespace(path="examples/vllm_style/engine.py", adapter="examples/vllm_style/adapter.py",
+                              wire=None, wire_timeout=None)
+    target, adapter, typed = wire.target_from_args(args)
+    assert (target, adapter) == (args.path, args.adapter) and typed.endswith("--adapter " + args.adapter)
+    traces = tmp_path / "traces"
+    subprocess.run([sys.executable, "-m", "conformance", "check", "conformance/mutants/phase2_continue.py",
+                    "--profile", "quick", "--trace-dir", str(traces)], capture_output=True, check=False)
+    trace = sorted(traces.glob("*.json"))[0]
+    done = subprocess.run([sys.executable, "-m", "conformance", "replay", str(trace), *shlex.split(typed)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode in (0, 1), done.stderr  # a verdict, not a usage error
