@@ -6,7 +6,7 @@ submission cannot be loaded, 3 the suite itself failed (ERROR, with its tracebac
 diagnosis and the first counterexample go to the terminal; ``--json`` writes the
 report (byte-identical across runs), ``--trace-dir`` writes each counterexample as
 a replayable JSON trace and a standalone pytest file.
-``--wire CMD`` checks a program in any language through conformance/wire/__init__.py.
+``--wire CMD`` checks a program in any language through conformance/wire/ (the adapter; the transport is connection.py).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conformance import wire
 from conformance.adapters import Factory, LoadError, load_target
 from conformance.checks.diagnosis import diagnosis_lines
 from conformance.profiles import PROFILES
 from conformance.reports.report import EXIT_USAGE, Report
 from conformance.reports.traces import render, write_all
 from conformance.suite import run
+from conformance.wire import cli as wire
 from conformance.workloads.corpus import families_except, family_arg
 from spec.trace import Workload
 

@@ -14,7 +14,6 @@ import json
 import sys
 from pathlib import Path
 
-from conformance import wire
 from conformance.adapters import LoadError, load_target
 from conformance.checks import history
 from conformance.checks.history import parse_prelude, run_prelude
@@ -22,6 +21,7 @@ from conformance.checks.workload import check_workload, probe_white_box
 from conformance.cli.check import write_html
 from conformance.reports.report import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, Counterexample
 from conformance.reports.traces import render
+from conformance.wire import cli as wire
 from spec.errors import SpecError
 from spec.trace import load_workload
 

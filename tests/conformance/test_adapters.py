@@ -68,7 +68,7 @@ def test_the_target_as_typed_carries_the_adapter_so_rerun_hints_work(tmp_path):
     import subprocess
     import sys
 
-    from conformance import wire
+    from conformance.wire import cli as wire
 
     args = argparse.Namespace(path="examples/vllm_style/engine.py", adapter="examples/vllm_style/adapter.py",
                               wire=None, wire_timeout=None)
