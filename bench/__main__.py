@@ -2,6 +2,9 @@
 
 python -m bench --check-time quick,default[,thorough] [--targets impl,reference,spec]: schedcheck check time
 per profile, each run in a child process on one CPU (bench/checktime.py).
+
+python -m bench --grade-throughput [--copies N] [--jobs J]: submissions per minute graded by `schedcheck grade`,
+against the same checks in process (bench/throughput.py).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import json
 import sys
 from pathlib import Path
 
+from bench import throughput
 from bench.checktime import TARGETS, render_check_times, run_check_times
 from bench.report import render
 from bench.suite import FULL, QUICK, run_suite
@@ -26,7 +30,17 @@ def main(argv: list[str] | None = None) -> int:
                         "e.g. quick,default,thorough")
     parser.add_argument("--targets", metavar="NAMES", default="impl,reference",
                         help=f"with --check-time: targets among {','.join(TARGETS)} (default impl,reference)")
+    parser.add_argument("--grade-throughput", action="store_true",
+                        help="instead: submissions graded per minute by `schedcheck grade` (bench/throughput.py)")
+    parser.add_argument("--copies", type=int, default=2, help="with --grade-throughput: copies of the class")
+    parser.add_argument("--jobs", type=int, default=2, help="with --grade-throughput: submissions graded at once")
     args = parser.parse_args(argv)
+    if args.grade_throughput:
+        report = throughput.measure(args.copies, args.jobs)
+        print(throughput.render(report))
+        if args.json:
+            Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+        return 0
     if args.check_time:
         unknown = sorted(set(args.check_time.split(",")) - set(PROFILES))
         if unknown:

@@ -1,0 +1,103 @@
+"""Grading throughput: ``python -m bench --grade-throughput [--copies N] [--jobs J]``.
+
+A class of correct and buggy submissions (impl and every catalog mutant, as calibrate writes them,
+`copies` times over) is graded with the default rubric by `schedcheck grade --jobs J` in a child
+process, from a fresh output folder, and timed: submissions per minute of wall time, with the CPU
+seconds of the whole process tree per submission. The baseline, measured in the same run, is the
+same submissions checked in process with no sandbox: each one's corpus and held-out cases run on
+it through the suite's own driver and judged by the same checkers, one process per core. The
+ratio of the two is the sandbox's overhead. The target is 30 submissions/min on 2 cores.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_PER_MINUTE = 30.0
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def write_submissions(dest: Path, copies: int) -> list[Path]:
+    from conformance.grading.calibrate import write_class
+
+    written: list[Path] = []
+    for k in range(copies):
+        for path in write_class(dest / f"copy{k}"):
+            target = dest / f"{path.stem}_{k}.py"
+            path.rename(target)
+            written.append(target)
+        (dest / f"copy{k}").rmdir()
+    return written
+
+
+def in_process(path: str) -> float:
+    """Check one submission on every grading case, in process, with the same checkers; its CPU seconds."""
+    from conformance.adapters import load_target
+    from conformance.drivers import run_workload
+    from conformance.grading.judge import grading_cases
+    from conformance.grading.observe import judge_case
+    from conformance.grading.rubric import load_rubric
+    from spec.trace import Workload, workload_from_json
+
+    start = time.process_time()
+    cases, runs = grading_cases(load_rubric())
+    factory = load_target(path)
+    observed = [run_workload(w, factory) if isinstance(w, Workload) else
+                run_workload(workload_from_json(w), factory, mutate_results=w.get("probe") == "mutate")
+                for w in runs]
+    for i, c in enumerate(cases):
+        judge_case(c, observed[i], None if c.twin is None else observed[c.twin],
+                   None if c.mutated is None else observed[c.mutated])
+    return time.process_time() - start
+
+
+def measure(copies: int = 2, jobs: int = 2) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="schedcheck-throughput-") as tmp:
+        subs = Path(tmp) / "subs"
+        subs.mkdir()
+        paths = write_submissions(subs, copies)
+        env = {**os.environ, "SCHEDCHECK_HELD_OUT_SEED": os.environ.get("SCHEDCHECK_HELD_OUT_SEED", "1")}
+        cpu0, start = _children_cpu(), time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "conformance", "grade", str(subs), "--out", f"{tmp}/out",
+                               "--jobs", str(jobs)], cwd=ROOT, env=env, capture_output=True, text=True,
+                              check=False)
+        wall, cpu = time.perf_counter() - start, _children_cpu() - cpu0
+        if done.returncode != 0:
+            raise RuntimeError(f"schedcheck grade exited {done.returncode}: {done.stderr[-2000:]}")
+        os.environ.setdefault("SCHEDCHECK_HELD_OUT_SEED", env["SCHEDCHECK_HELD_OUT_SEED"])
+        base_start = time.perf_counter()
+        with ProcessPoolExecutor(jobs) as pool:
+            base_cpu = list(pool.map(in_process, [str(p) for p in paths]))
+        base_wall = time.perf_counter() - base_start
+    n = len(paths)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return {"format": "schedcheck/bench-throughput", "version": 1, "submissions": n, "jobs": jobs,
+            "cpus": os.cpu_count(), "grade_wall_seconds": round(wall, 1), "grade_cpu_seconds": round(cpu, 1),
+            "per_minute": round(60 * n / wall, 1), "cpu_seconds_per_submission": round(cpu / n, 2),
+            "in_process_wall_seconds": round(base_wall, 1), "in_process_per_minute": round(60 * n / base_wall, 1),
+            "in_process_cpu_seconds_per_submission": round(sum(base_cpu) / n, 2),
+            "overhead": round(wall / base_wall, 2), "load_average_1min": None if load is None else round(load, 2),
+            "target_per_minute": TARGET_PER_MINUTE}
+
+
+def render(r: dict[str, Any]) -> str:
+    verdict = "meets" if r["per_minute"] >= r["target_per_minute"] else "BELOW"
+    return (f"graded {r['submissions']} submissions (impl and the catalog mutants) with --jobs {r['jobs']} on "
+            f"{r['cpus']} CPUs: {r['grade_wall_seconds']} s wall, {r['per_minute']} submissions/min ({verdict} the "
+            f"target of {r['target_per_minute']:g}); {r['cpu_seconds_per_submission']} CPU s each\n"
+            f"in process, no sandbox, same cases and checkers: {r['in_process_wall_seconds']} s wall, "
+            f"{r['in_process_per_minute']}/min, {r['in_process_cpu_seconds_per_submission']} CPU s each\n"
+            f"sandboxed / in process (wall): {r['overhead']}x; load average {r['load_average_1min']}")
