@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from conformance.checks.checkers import Finding
-from conformance.drivers import HangLimit
+from conformance.checks.checkers import Finding, expected_trace
+from conformance.drivers import STEP_CAP, HangLimit, runnable, step_cap
 from spec.errors import SpecError
 from spec.model import Config
 from spec.rules import peak_blocks
-from spec.trace import Request, Workload, make_workload
+from spec.trace import Request, Workload, liveness_bound, make_workload
 
 Predicate = Callable[[Workload], Finding | None]
 
@@ -99,18 +99,46 @@ def candidates(w: Workload) -> Iterator[Workload | None]:
                 yield rebuild(w, config=config)
 
 
-def shrink(w: Workload, finding: Finding, fails: Predicate, max_rounds: int = 200) -> tuple[Workload, Finding]:
+SHRINK_WORK = 200_000  # steps x (requests + 4) of the spec's runs of the candidates tried, at most, per shrink
+
+
+UNFINISHED = ("H.timeout", "L.progress", "L.bound")  # findings of a run that goes on to its step cap
+
+
+def work(w: Workload, finding: Finding) -> int:
+    """What checking a candidate costs, in steps times (requests + 4): deterministic, unlike seconds.
+
+    White-box checking reads every sequence after every call, so a crowd's long run costs
+    thousands of times a small workload's; a budget in these units lets small counterexamples
+    shrink fully and stops a crowd's after a few seconds, with the smallest found by then.
+    The steps are the spec's, or the run's step cap when the finding is a run that never ends.
+    """
+    if not runnable(w):
+        return STEP_CAP * (len(w.requests) + 4)
+    steps = len(expected_trace(w).steps)
+    if finding.rule in UNFINISHED:
+        steps = max(steps, step_cap(w, liveness_bound(w.requests)))
+    return steps * (len(w.requests) + 4)
+
+
+def shrink(w: Workload, finding: Finding, fails: Predicate, max_rounds: int = 200,
+           budget: int = SHRINK_WORK) -> tuple[Workload, Finding]:
     """Greedily simplify `w` while `fails` still reports a finding; return the smallest and its finding.
 
-    A submission that hangs spends the run's hang allowance (HangLimit): the smallest
+    The search stops when the candidates tried have cost `budget` (see work), and when a
+    submission that hangs has spent the run's hang allowance (HangLimit): the smallest
     workload found by then is the answer.
     """
     best, best_f = w, finding
+    spent = 0
     try:
         for _ in range(max_rounds):
             for cand in candidates(best):
                 if cand is None:
                     continue
+                spent += work(cand, finding)
+                if spent > budget:
+                    return best, best_f
                 f = fails(cand)
                 if f is not None and size_key(cand, f) < size_key(best, best_f):
                     best, best_f = cand, f
