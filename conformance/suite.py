@@ -2,7 +2,8 @@
 
 Sources of workloads, in order: the card's golden cases, the frozen corpus, then the
 profile's stages (its base profile's first): bounded-exhaustive scopes, edge-biased and
-scale Hypothesis examples, and the lockstep state machine. The first failure of each check is shrunk to the fewest
+scale Hypothesis examples, and the lockstep state machine; last, the token-value cases
+(conformance/workloads/sentinels.py). The first failure of each check is shrunk to the fewest
 requests and steps. Everything is deterministic; timings are kept out of the JSON.
 """
 
@@ -29,6 +30,7 @@ from conformance.reports.report import CheckResult, Counterexample, Report
 from conformance.workloads.corpus import Vector, features, load_corpus, run_corpus
 from conformance.workloads.exhaustive import small_scope
 from conformance.workloads.generators import edge_workloads, scale_workloads
+from conformance.workloads.sentinels import sentinel_workloads
 from spec.golden import golden_cases
 from spec.trace import Workload, liveness_bound
 
@@ -169,6 +171,8 @@ def _run_checks(report: Report, r: _Run, prof: Profile, families: Iterable[str] 
 
     for stage in prof.stages():  # a profile runs its base's stages first: profiles are monotonic
         _generated(r, stage, notes, tick)
+    for w in sentinel_workloads():  # last, in every profile: tokens through the values a scheduler might mark with
+        _check_generated(r, w, f"token-values/{w.name}")
 
 
 def _smallest_scale_failure(r: _Run, check: str, first: tuple[Vector, Finding],

@@ -17,6 +17,7 @@ from spec.model import Config, Sample
 from spec.trace import Workload
 
 GOLDEN_FIELDS = ((("blocks_used", "num_blocks"), "I1"), (("num_computed",), "I3"), (("waiting", "running"), "I5"),
+                 (("num_preemptions",), "P1.preempt"),
                  ((".output", "outputs"), "U.finish"))  # the rule a white-box field of the card belongs to
 
 

@@ -32,6 +32,8 @@ from conformance.sandbox.run import run_in_sandbox
 from conformance.sandbox.types import Limits, SandboxResult, WorkloadResult
 from conformance.workloads.corpus import CORPUS_DIR, PROBE_EVERY, features, load_corpus
 from conformance.workloads.generators import ample_num_blocks, with_num_blocks
+from conformance.workloads.sentinels import TAG as SENTINEL_TAG
+from conformance.workloads.sentinels import sentinel_workloads
 from spec.golden import golden_cases
 from spec.trace import Workload, workload_from_json, workload_to_json
 
@@ -58,6 +60,7 @@ def corpus_cases(corpus: str, held_out: int = 0,
                          for g in golden_cases()]
     vectors, _ = load_corpus()
     cases += [Case(v.vector_id, v.workload, v.workload.tags or features(v.workload)) for v in vectors]
+    cases += [Case(f"{SENTINEL_TAG}/{w.name}", w, (SENTINEL_TAG, *features(w))) for w in sentinel_workloads()]
     if held_out:
         assert held_out_seed is not None
         cases += held_out_cases(held_out_seed, held_out)
