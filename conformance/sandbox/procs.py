@@ -84,14 +84,14 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 def tree_cpu(pid: int) -> tuple[float, bool]:
     """CPU seconds of pid and every descendant (live ones, and those reaped inside the tree through their
-    reaper's cutime/cstime), and whether any of them is running or waiting for a CPU (state R)."""
+    reaper's cutime/cstime), and whether any of them is running, waiting for a CPU (R) or for the disk (D)."""
     total, running = 0, False
     for p in [pid, *descendants(pid)]:
         try:
             with open(f"/proc/{p}/stat", "rb") as f:
                 fields = f.read().rpartition(b")")[2].split()
             total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
-            running = running or fields[0] == b"R"
+            running = running or fields[0] in (b"R", b"D")  # runnable, or waiting for the disk: not idle
         except (OSError, ValueError, IndexError):
             pass
     return total / TICK, running
