@@ -24,7 +24,8 @@ from conformance.checks.diagnosis import diagnose_report, history_prelude
 from conformance.checks.machine import run_machine
 from conformance.checks.shrink import shrink
 from conformance.checks.workload import WORKLOAD_CHECKS, check_workload, predicate, probe_white_box
-from conformance.drivers import HangLedger, HangLimit, hang_ledger, runnable
+from conformance.drivers import runnable
+from conformance.limits import HangLedger, HangLimit, hang_ledger
 from conformance.profiles import PROFILES, Profile, Stage
 from conformance.reports.report import CheckResult, Counterexample, Report
 from conformance.workloads.corpus import Vector, features, load_corpus, run_corpus

@@ -20,8 +20,9 @@ from typing import Any
 from conformance.adapters import Factory, SchedulerUnderTest, contents, seq_fields
 from conformance.checks.checkers import Finding
 from conformance.checks.probes import first_difference
-from conformance.drivers import RUN_SECONDS as DRIVER_SECONDS
-from conformance.drivers import CallTimeout, Recorder, batch_pairs, batch_problem, run_workload, time_limit
+from conformance.drivers import Recorder, batch_pairs, batch_problem, run_workload
+from conformance.limits import RUN_SECONDS as DRIVER_SECONDS
+from conformance.limits import CallTimeout, time_limit
 from spec.model import Config
 from spec.trace import (
     Workload,

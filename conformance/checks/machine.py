@@ -19,7 +19,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from conformance.adapters import Factory, SchedulerUnderTest
 from conformance.checks.whitebox import to_state
-from conformance.drivers import RUN_SECONDS, CallTimeout, batch_pairs, batch_problem, finished_ids, time_limit
+from conformance.drivers import batch_pairs, batch_problem, finished_ids
+from conformance.limits import RUN_SECONDS, CallTimeout, time_limit
 from spec.invariants import check_state
 from spec.model import Config, State
 from spec.rules import add, initial_state, schedule, update

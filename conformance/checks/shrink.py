@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from conformance.checks.checkers import Finding, expected_trace
-from conformance.drivers import STEP_CAP, HangLimit, runnable, step_cap
+from conformance.drivers import STEP_CAP, runnable, step_cap
+from conformance.limits import HangLimit
 from spec.errors import SpecError
 from spec.model import Config
 from spec.rules import peak_blocks

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import IO, Any
 
-from conformance.drivers import count_hang
+from conformance.limits import count_hang
 
 PROTOCOL = "schedcheck-wire/1"
 REPLY_SECONDS = 10.0  # default time the program has for each reply (an update's whole sample exchange included)

@@ -18,7 +18,7 @@ from pathlib import Path
 from conformance.adapters import Factory
 from conformance.checks.checkers import Finding, expected_trace
 from conformance.checks.workload import WORKLOAD_CHECKS, check_workload
-from conformance.drivers import HangLimit
+from conformance.limits import HangLimit
 from spec.errors import InvalidWorkload
 from spec.rules import peak_blocks
 from spec.trace import RULES_VERSION, Workload, workload_from_json

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import drivers, suite
+from conformance import drivers, limits, suite
 from conformance.checks import history, machine
 
 IMPL = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
@@ -33,12 +33,12 @@ def hanging(tmp_path: Path, condition: str) -> Path:
 def fired(monkeypatch):
     """Every time limit that fires, counted."""
     fired = []
-    raise_timeout = drivers._raise_timeout
+    raise_timeout = limits._raise_timeout
 
     def counting(signum, frame):
         fired.append(signum)
         raise_timeout(signum, frame)
-    monkeypatch.setattr(drivers, "_raise_timeout", counting)
+    monkeypatch.setattr(limits, "_raise_timeout", counting)
     return fired
 
 
