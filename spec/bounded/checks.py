@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass, replace
 import z3
 
 from spec.bounded import claims as c
-from spec.bounded.encode import Bounds, Inputs, num, total, var
+from spec.bounded.encode import Bounds, Inputs, num, var
+from spec.bounded.encode import total as add_up
 from spec.bounded.induction import inv
 from spec.bounded.transition import Run
 from spec.bounded.witness import to_workload
@@ -45,6 +46,8 @@ class Result:
     workload: dict[str, object] | None = None  # the counterexample, in the trace format
     lemmas: bool = False  # each step's query assumed Inv (proved by induction) at the state before it
     steps_proved: int | None = None  # for unknown: the steps 1..steps_proved were proved
+    timeout: float | None = None  # seconds allowed to each step's query
+    step_seconds: tuple[float, ...] | None = None  # the time of each step's query, in order
 
     def to_json(self) -> dict[str, object]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -114,8 +117,12 @@ def _solve(base: list[z3.BoolRef], goal: z3.BoolRef, timeout: float) -> tuple[z3
     return res, (s.model() if res == z3.sat else None)
 
 
-def check(name: str, bounds: Bounds, timeout: float = 600.0, lemmas: bool = False) -> Result:
-    """Check one claim within `bounds`, step by step (lemma-free unless `lemmas`)."""
+def check(name: str, bounds: Bounds, timeout: float = 600.0, lemmas: bool = False,
+          total: float | None = None) -> Result:
+    """Check one claim within `bounds`, step by step (lemma-free unless `lemmas`).
+
+    Each step's query gets `timeout` seconds, and at most what is left of `total` (all steps together);
+    when a query has no answer in time the result is unknown and says which steps were proved."""
     claim = BY_NAME.get(name)
     if claim is None:
         raise ValueError(f"unknown claim {name!r}; known: {', '.join(BY_NAME)}")
@@ -127,27 +134,32 @@ def check(name: str, bounds: Bounds, timeout: float = 600.0, lemmas: bool = Fals
     if claim.product:
         xa = replace(x, num_blocks=var("num_blocks_ample"))
         ample = Run(bounds, xa, tag="a")
-        peaks = total(run.bf(x.prompt_len[j] + x.max_tokens[j] - 1) for j in range(bounds.slots))
+        peaks = add_up(run.bf(x.prompt_len[j] + x.max_tokens[j] - 1) for j in range(bounds.slots))
         base += ample.defs + [xa.num_blocks >= peaks, xa.num_blocks <= peaks + bounds.num_blocks]
     bad = _bad(name, run, ample)
     info = {k: v for k, v in asdict(bounds).items() if k != "arrival"} | {"arrival": bounds.last_arrival}
     inputs = base[:len(base) - len(run.defs) - (len(ample.defs) + 2 if ample else 0)]
     extra = [xa.num_blocks >= peaks, xa.num_blocks <= peaks + bounds.num_blocks] if ample else []
     held: list[z3.BoolRef] = []
+    times: list[float] = []
     for k in range(1, bounds.steps + 1):
         # the first violation at step k: the claim held at every earlier step (assumed, which helps the solver)
         defs = run.defs[:run.marks[k]] + (ample.defs[:ample.marks[k]] if ample else [])
         if lemmas:  # Inv before step k, proved inductive in induction.py
             defs += [inv(r, r.post[k - 1], num(k)) for r in (run, ample) if r is not None]
         b = bad(k)
-        res, model = _solve(inputs + extra + defs + held, b, timeout)
+        t = time.perf_counter()
+        left = timeout if total is None else min(timeout, total - (t - start))
+        res, model = _solve(inputs + extra + defs + held, b, left) if left > 0 else (z3.unknown, None)
+        times.append(round(time.perf_counter() - t, 2))
         if res == z3.unknown:
             return Result(name, info, "unknown", round(time.perf_counter() - start, 2), k, lemmas=lemmas,
-                          steps_proved=k - 1)
+                          steps_proved=k - 1, timeout=timeout, step_seconds=tuple(times))
         if res == z3.sat:
             assert model is not None
             w = to_workload(model, x, bounds, name=f"{name}-counterexample", tags=("counterexample", name))
             return Result(name, info, "counterexample", round(time.perf_counter() - start, 2), k,
-                          workload_to_json(w), lemmas)
+                          workload_to_json(w), lemmas, timeout=timeout, step_seconds=tuple(times))
         held.append(z3.Not(b))
-    return Result(name, info, "proved", round(time.perf_counter() - start, 2), lemmas=lemmas)
+    return Result(name, info, "proved", round(time.perf_counter() - start, 2), lemmas=lemmas, timeout=timeout,
+                  step_seconds=tuple(times))

@@ -14,6 +14,7 @@ import argparse
 import json
 import time
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 import spec.rules
@@ -24,15 +25,23 @@ from spec.bounded.replay import confirm
 
 HERE = Path(__file__).parent
 QUICK = Bounds(slots=2, steps=3, num_blocks=6, block_size=4, budget=6, max_num_seqs=2, prompt_len=6, max_tokens=3)
-FULL = Bounds(slots=2, steps=4)
+FULL = Bounds(slots=3, steps=10)  # the issue's bound: N=3 requests, K=10 steps, lemma-free
+# The full run (`schedcheck prove --write-results`) is time-boxed so it ends on a shared 2-core machine: each
+# solver query gets FULL_TIMEOUT seconds and each BMC claim FULL_CLAIM_SECONDS in all; a claim that runs out
+# is stored as unknown with the steps it proved (steps 1..k proved is the BMC at K=k).
+FULL_TIMEOUT, FULL_CLAIM_SECONDS, FULL_INDUCTION_SLOTS = 200.0, 200.0, 4
 # Model-checking scopes: two requests over a wider range, and three (what ordering bugs need) over a narrower one.
 MODEL_CHECK_QUICK = (
     dict(num_blocks=4, block_size=2, budget=4, max_num_seqs=2, requests=2, prompt_len=3, max_tokens=2),
     dict(num_blocks=3, block_size=2, budget=3, max_num_seqs=3, requests=3, prompt_len=2, max_tokens=2))
+# The full run's model check: three requests (the quick run has this scope too, and two requests wider).
 MODEL_CHECK_FULL = (
+    dict(num_blocks=3, block_size=2, budget=3, max_num_seqs=3, requests=3, prompt_len=2, max_tokens=2),)
+# `prove --inject FAULT` without --quick: wider scopes than the quick ones (not stored in any results file).
+MODEL_CHECK_INJECT = (
     dict(num_blocks=5, block_size=2, budget=4, max_num_seqs=2, requests=2, prompt_len=4, max_tokens=3),
     dict(num_blocks=4, block_size=2, budget=4, max_num_seqs=3, requests=3, prompt_len=3, max_tokens=2))
-VALIDATE_QUICK, VALIDATE_FULL = validate.QUICK_COUNT, 1_000
+VALIDATE_QUICK, VALIDATE_FULL = validate.QUICK_COUNT, 200
 SOLVER_CROSSCHECK = 3  # workloads on which the evaluated encoding is also compared with the solver's model
 
 
@@ -41,7 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     for name, default in (("slots", FULL.slots), ("steps", FULL.steps), ("num-blocks", 8), ("block-size", 4),
                           ("budget", 8), ("max-num-seqs", 3), ("prompt-len", 8), ("max-tokens", 4)):
         p.add_argument(f"--{name}", type=int, default=None, help=f"bound (default {default}; --quick: smaller)")
-    p.add_argument("--induction-slots", type=int, default=None, help="N for the induction step (default 3; quick 2)")
+    p.add_argument("--induction-slots", type=int, default=None,
+                   help=f"N for the induction step (default {FULL_INDUCTION_SLOTS}; quick 2)")
     p.add_argument("--inject", metavar="FAULT", choices=sorted(set(faults.BY_NAME) | set(faults.NOT_EXPRESSIBLE)),
                    help="apply a fault of spec/faults.py to spec/rules.py and model-check the result")
     p.add_argument("--only", metavar="CLAIM", action="append", help="check only these claims by BMC (repeatable)")
@@ -49,7 +59,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="BMC assumes the induction invariant before each step (the row then rests on the induction)")
     p.add_argument("--validate", type=int, default=None, metavar="N",
                    help=f"workloads of the validation stream (default {VALIDATE_FULL}; quick {VALIDATE_QUICK})")
-    p.add_argument("--timeout", type=float, default=None, help="seconds per solver query, then unknown (default 600)")
+    p.add_argument("--timeout", type=float, default=None,
+                   help=f"seconds per solver query, then unknown (default {FULL_TIMEOUT:g}; quick 600)")
+    p.add_argument("--claim-seconds", type=float, default=None,
+                   help=f"seconds for all the steps of one BMC claim (default {FULL_CLAIM_SECONDS:g}; quick: no limit)")
     p.add_argument("--write-results", action="store_true", help="store the table in spec/bounded/results*.json")
     p.add_argument("--coverage", action="store_true",
                    help="instead of the claims, regenerate conformance/corpus/coverage/ (one case per rule id)")
@@ -107,9 +120,19 @@ def main(args: argparse.Namespace) -> int:
     if args.inject:
         return inject(args.inject, args.quick)
     bounds = _bounds(args)
-    timeout = args.timeout if args.timeout is not None else 600.0
+    timeout = args.timeout if args.timeout is not None else (600.0 if args.quick else FULL_TIMEOUT)
+    claim_seconds = args.claim_seconds if args.claim_seconds is not None else \
+        (None if args.quick else FULL_CLAIM_SECONDS)
     names = args.only or [c.name for c in checks.CLAIMS]
-    rows = Rows()
+    path = HERE / ("results-quick.json" if args.quick else "results.json")
+    started = time.perf_counter()
+
+    def save(complete: bool) -> None:  # after every row, so a run that is stopped leaves what it measured
+        if args.write_results:
+            store(path, rows, bounds, partial=bool(args.only), complete=complete,
+                  wall=round(time.perf_counter() - started, 1))
+
+    rows = Rows(save)
     if not args.only:
         rows.append(validation_row(args.validate or (VALIDATE_QUICK if args.quick else VALIDATE_FULL)))
         if rows[-1]["verdict"] != "agree":  # the solver's proofs would be about a model that is not the spec
@@ -118,28 +141,30 @@ def main(args: argparse.Namespace) -> int:
                   "spec/rules.py or spec/bounded/transition.py. The model check below runs spec.rules itself:")
             names = []
     for name in names:
-        r = checks.check(name, bounds, timeout, lemmas=args.lemmas)
+        r = checks.check(name, bounds, timeout, lemmas=args.lemmas, total=claim_seconds)
         row: dict[str, object] = {"claim": name, "kind": "bmc", **r.to_json()}
+        if claim_seconds is not None:
+            row["claim_seconds"] = claim_seconds
         if r.workload is not None:
             row["replay"] = confirm(name, r.workload, bounds.steps)
         rows.append(row)
     if not args.only and rows[0]["verdict"] == "agree":
-        n_ind = args.induction_slots or (2 if args.quick else 3)
+        n_ind = args.induction_slots or (2 if args.quick else FULL_INDUCTION_SLOTS)
         t = time.perf_counter()
         rows.append({"claim": "Inv initial", "kind": "induction", "slots": n_ind,
                      "verdict": "proved" if induction.initial_holds(n_ind) else "counterexample",
                      "seconds": round(time.perf_counter() - t, 2)})
         for o in induction.prove(n_ind, timeout=timeout):
             rows.append({"claim": o.claim, "kind": "induction", "slots": o.slots, "block_sizes": list(o.block_sizes),
+                         "block_sizes_proved": list(o.block_sizes_proved), "timeout": timeout,
                          "verdict": o.verdict, "seconds": o.seconds})
     if not args.only:
         for mc_row in model_check_rows(MODEL_CHECK_QUICK if args.quick else MODEL_CHECK_FULL):
             rows.append(mc_row)
     ok = all(r["verdict"] in ("proved", "agree") for r in rows)
     if args.write_results:
-        path = HERE / ("results-quick.json" if args.quick else "results.json")
-        store(path, rows, bounds, partial=bool(args.only))
-        print(f"wrote {path}")
+        save(complete=True)
+        print(f"wrote {path} ({round(time.perf_counter() - started)} s in all)")
     if not ok:
         print("NOT all proved: a counterexample or a disagreement above is a bug in spec/rules.py or in the encoding "
               "(spec/bounded/transition.py); an unknown needs a longer --timeout or smaller bounds")
@@ -153,7 +178,7 @@ def inject(name: str, quick: bool, scopes: tuple[dict[str, int], ...] | None = N
         return 1
     rules = faults.load(name)
     if scopes is None:
-        scopes = MODEL_CHECK_QUICK if quick else MODEL_CHECK_FULL
+        scopes = MODEL_CHECK_QUICK if quick else MODEL_CHECK_INJECT
     rows = model_check_rows(scopes, rules, every=True)
     broken: dict[str, str] = {}
     for r in rows:
@@ -177,14 +202,21 @@ def inject(name: str, quick: bool, scopes: tuple[dict[str, int], ...] | None = N
 class Rows(list[dict[str, object]]):
     """The table, printed a row at a time as each check ends (a long run shows its progress)."""
 
+    def __init__(self, saved: Callable[[bool], None] | None = None) -> None:
+        super().__init__()
+        self.saved = saved
+
     def append(self, row: dict[str, object]) -> None:
         if not self:
             _print([], header=True)
         _print([row], header=False)
         super().append(row)
+        if self.saved is not None:
+            self.saved(False)
 
 
-def store(path: Path, rows: list[dict[str, object]], bounds: Bounds, partial: bool = False) -> None:
+def store(path: Path, rows: list[dict[str, object]], bounds: Bounds, partial: bool = False,
+          complete: bool = True, wall: float | None = None) -> None:
     """Write the results file, keeping BMC rows of other bounds (so a run at larger bounds adds to the table
     instead of replacing it); a partial run (--only) replaces just its own rows, so one slow claim can be
     rerun alone. Each BMC row names its bounds and whether it assumed the induction invariant."""
@@ -205,7 +237,12 @@ def store(path: Path, rows: list[dict[str, object]], bounds: Bounds, partial: bo
                       key=lambda r: (key(r)[2:], order.index(str(r["claim"])))) + \
             [r for r in merged if r["kind"] != "bmc"]
         header = old["bounds"] if partial else header
-    path.write_text(json.dumps({"bounds": header, "rows": rows}, indent=1) + "\n")
+        if partial:
+            complete, wall = old.get("complete", True) and complete, old.get("wall_seconds")
+    out: dict[str, object] = {"bounds": header, "complete": complete}
+    if wall is not None:
+        out["wall_seconds"] = wall  # the whole run, wall clock
+    path.write_text(json.dumps(out | {"rows": rows}, indent=1) + "\n")
 
 
 def _print(rows: list[dict[str, object]], header: bool = True) -> None:
@@ -218,6 +255,8 @@ def _print(rows: list[dict[str, object]], header: bool = True) -> None:
                      f"{' +Inv' if r.get('lemmas') else ''}")
         elif r["kind"] == "induction":
             where = f"N={r['slots']}, any length, bs in {r.get('block_sizes', '1..4')}"
+            if r["verdict"] != "proved" and r.get("block_sizes_proved"):
+                where += f" (proved: {r['block_sizes_proved']})"
         elif r["kind"] == "validation":
             where = (f"{r['workloads']} workloads, {r['steps']} steps, "
                      f"{100 * int(r['steps'] and r['preempting_steps']) // max(int(r['steps']), 1)}% preempt")  # type: ignore[call-overload]

@@ -26,7 +26,9 @@ def _bounds(r: dict[str, object]) -> str:
                 f"budget<={b['budget']}, max_num_seqs<={b['max_num_seqs']}, prompt_len<={b['prompt_len']}, "
                 f"max_tokens<={b['max_tokens']}")
     if kind == "induction":
-        return f"N={r['slots']}, runs of any length, block_size in 1..4, other integers unbounded"
+        sizes = r.get("block_sizes") or [1, 2, 3, 4]
+        return (f"N={r['slots']}, runs of any length, block_size in {min(sizes)}..{max(sizes)}, "  # type: ignore[type-var]
+                f"other integers unbounded")
     if kind == "modelcheck" and isinstance(b, dict):
         return (f"{b['requests']} requests, num_blocks<={b['num_blocks']}, block_size<={b['block_size']}, "
                 f"budget<={b['budget']}, max_num_seqs<={b['max_num_seqs']}, prompt_len<={b['prompt_len']}, "
@@ -47,20 +49,38 @@ def _how(r: dict[str, object]) -> str:
             "validation": "encoding vs spec.rules"}.get(str(r["kind"]), str(r["kind"]))
 
 
+def _lemma_free(r: dict[str, object]) -> str:
+    if r["kind"] == "bmc":
+        return "no (assumes Inv)" if r.get("lemmas") else "yes"
+    return "-"
+
+
 def _verdict(r: dict[str, object]) -> str:
     v = str(r["verdict"])
     if v == "unknown" and r.get("steps_proved") is not None:
-        return f"unknown (steps 1..{r['steps_proved']} proved)"
+        b = r.get("bounds")
+        k = int(r["steps_proved"])  # type: ignore[call-overload]
+        last = r.get("step_seconds")
+        why = f"; the step {k + 1} query had no answer in {last[-1]} s" if isinstance(last, list) and last else ""
+        at = f" at K={b['steps']}" if isinstance(b, dict) else ""
+        return f"unknown{at}: proved for K <= {k}{why}" if k else f"unknown{at}: no step proved{why}"
+    if v == "unknown" and r.get("block_sizes_proved"):
+        return f"unknown (proved for block_size in {r['block_sizes_proved']})"
     if v == "counterexample" and r.get("step"):
         return f"counterexample at step {r['step']}"
     return v
 
 
 def table(results: dict[str, object]) -> str:
-    """One Markdown table: claim, method, bounds, verdict, seconds; in the file's row order."""
-    lines = ["| claim | method | bounds | verdict | s |", "|---|---|---|---|---|"]
+    """One Markdown table: claim, method, bounds, lemma-free, verdict, seconds; in the file's row order."""
+    lines = []
+    if results.get("complete") is False:
+        lines += ["**Partial run: the command was stopped before it ended; rows it did not reach are missing.**", ""]
+    if results.get("wall_seconds") is not None:
+        lines += [f"The whole run took {results['wall_seconds']} s of wall time.", ""]
+    lines += ["| claim | method | bounds | lemma-free | verdict | s |", "|---|---|---|---|---|---|"]
     for r in results["rows"]:  # type: ignore[attr-defined]
-        lines.append(f"| {r['claim']} | {_how(r)} | {_bounds(r)} | {_verdict(r)} | {r['seconds']} |")
+        lines.append(f"| {r['claim']} | {_how(r)} | {_bounds(r)} | {_lemma_free(r)} | {_verdict(r)} | {r['seconds']} |")
     return "\n".join(lines)
 
 

@@ -92,6 +92,7 @@ class Outcome:
     verdict: str  # "proved", "counterexample" or "unknown"
     seconds: float
     block_sizes: tuple[int, ...]
+    block_sizes_proved: tuple[int, ...] = ()  # those proved before the first that was not (all when proved)
 
 
 def _domain(x: Inputs, b: Bounds, bs: int) -> list[z3.BoolRef]:
@@ -129,7 +130,7 @@ def prove(slots: int, block_sizes: tuple[int, ...] = (1, 2, 3, 4), timeout: floa
                 pre.r + pre.w > 0, potential(run, post) > potential(run, s0) - 1), potential(run, s0) < 0),
         } | {name: c.bad_invariant(name, run, 1) for name in ("I1", "I2", "I3", "I4", "I5", "I6")}
         for name in only:
-            start, verdict = time.perf_counter(), "proved"
+            start, verdict, done = time.perf_counter(), "proved", []
             for bs in block_sizes:
                 s = z3.Solver()
                 s.set(timeout=max(1, int(timeout * 1000)))
@@ -138,7 +139,9 @@ def prove(slots: int, block_sizes: tuple[int, ...] = (1, 2, 3, 4), timeout: floa
                 if res != z3.unsat:
                     verdict = "counterexample" if res == z3.sat else "unknown"
                     break
-            results.append(Outcome(name, slots, verdict, round(time.perf_counter() - start, 2), block_sizes))
+                done.append(bs)
+            results.append(Outcome(name, slots, verdict, round(time.perf_counter() - start, 2), block_sizes,
+                                   tuple(done)))
     return results
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import spec.rules
 from spec import faults
-from spec.bounded import cli, doc
+from spec.bounded import checks, cli, doc
 from spec.bounded.encode import Bounds
 from spec.bounded.modelcheck import Scope, explore
 from spec.model import Config
@@ -28,13 +28,69 @@ def test_the_doc_tables_are_generated_from_the_results_files():
     assert doc.blocks_in(doc.DOC.read_text()) == expected, "docs/proofs.md is stale: run python -m spec.bounded.doc"
 
 
-def test_the_doc_check_can_fail():
+@pytest.mark.parametrize("name", doc.RESULTS)
+def test_the_doc_check_can_fail(name):
+    """A verdict or a number of either table changed by hand makes the doc and the results disagree."""
     text = doc.DOC.read_text()
-    name, block = "results-quick.json", doc.expected_blocks()["results-quick.json"]
-    first_row = block.splitlines()[2]
-    stale = text.replace(first_row, first_row.replace("| proved |", "| unknown |").replace("| agree |", "| x |"), 1)
-    assert stale != text and doc.blocks_in(stale)[name] != block
-    assert doc.render(stale) == doc.render(text)
+    block = doc.expected_blocks()[name]
+    rows = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| claim")]
+    assert rows, f"no table for {name}"
+    first_row = rows[0]
+    cells = first_row.split(" | ")
+    other = "unknown" if cells[-2] in ("proved", "agree") else "proved"
+    for edit in (" | ".join(cells[:-2] + [other, cells[-1]]),  # the verdict
+                 " | ".join(cells[:-1] + ["0.01 |"])):  # the seconds
+        assert edit != first_row
+        stale = text.replace(first_row, edit, 1)
+        assert stale != text and doc.blocks_in(stale)[name] != block
+        assert doc.render(stale) == doc.render(text)
+
+
+def test_the_full_results_have_a_lemma_free_row_for_every_claim_at_the_issue_bound():
+    """results.json: lemma-free BMC of every claim at N=3, K=10 (each proved, or unknown with the steps it
+    proved), the induction at N >= 4 and the model check of spec.rules with three requests."""
+    results = json.loads((cli.HERE / "results.json").read_text())
+    rows = results["rows"]
+    bmc = {r["claim"]: r for r in rows if r["kind"] == "bmc" and not r["lemmas"]
+           and (r["bounds"]["slots"], r["bounds"]["steps"]) == (3, 10)}
+    assert set(bmc) == {c.name for c in checks.CLAIMS}
+    for r in bmc.values():
+        assert r["verdict"] in ("proved", "unknown"), r
+        if r["verdict"] == "unknown":
+            assert 0 <= r["steps_proved"] < 10 and len(r["step_seconds"]) == r["steps_proved"] + 1, r
+    induction = {r["claim"]: r for r in rows if r["kind"] == "induction"}
+    assert set(induction) >= set(checks_induction_claims()) and all(r["slots"] >= 4 for r in induction.values())
+    assert any(r["kind"] == "modelcheck" and r["bounds"]["requests"] == 3 and r["distinct_states"] > 0 for r in rows)
+    assert any(r["kind"] == "validation" and r["verdict"] == "agree" for r in rows)
+
+
+def checks_induction_claims():
+    from spec.bounded.induction import STEP_CLAIMS
+    return ("Inv initial", *STEP_CLAIMS)
+
+
+def test_the_full_run_is_the_default_and_uses_the_issue_bound():
+    args = parse()
+    assert cli._bounds(args) == cli.FULL and (cli.FULL.slots, cli.FULL.steps) == (3, 10)
+    assert not args.lemmas and cli.FULL_INDUCTION_SLOTS >= 4
+
+
+def test_a_claim_out_of_time_is_unknown_and_says_what_it_proved():
+    r = checks.check("I5", Bounds(slots=2, steps=3), timeout=60, total=0.0)
+    assert (r.verdict, r.steps_proved, r.step) == ("unknown", 0, 1)
+    assert "unknown at K=3: no step proved" in doc._verdict({"kind": "bmc", **r.to_json()})
+    r = checks.check("I5", Bounds(slots=2, steps=2), timeout=60, total=60)
+    assert r.verdict == "proved" and len(r.step_seconds or ()) == 2
+
+
+def test_a_stopped_run_is_marked_partial_in_the_doc(tmp_path):
+    path = tmp_path / "results.json"
+    row = {"claim": "I1", "kind": "induction", "slots": 4, "verdict": "proved", "seconds": 1.0}
+    cli.store(path, [row], Bounds(), complete=False, wall=3.0)
+    assert doc.table(json.loads(path.read_text())).startswith("**Partial run")
+    cli.store(path, [row], Bounds(), complete=True, wall=3.0)
+    text = doc.table(json.loads(path.read_text()))
+    assert not text.startswith("**Partial") and "3.0 s of wall time" in text
 
 
 def test_stored_results_say_which_rows_rest_on_the_induction():
