@@ -10,9 +10,10 @@ from concurrent.futures import Executor
 from contextlib import ExitStack
 from pathlib import Path
 
-from conformance.grading.batch import grade_all, in_shard, parse_shard, statuses, write_summary
+from conformance.grading.batch import grade_all, in_shard, parse_shard
 from conformance.grading.collect import collect
 from conformance.grading.heldout import SEED_ENV, SeedError, fingerprint, held_out_seed
+from conformance.grading.records import statuses, write_summary
 from conformance.grading.rubric import RubricError, load_rubric
 
 

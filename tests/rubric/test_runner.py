@@ -10,9 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conformance.grading.batch import grade_all, in_shard, load_grade, parse_shard, write_summary
+from conformance.grading.batch import grade_all, in_shard, parse_shard
 from conformance.grading.collect import collect
 from conformance.grading.outputs import Grade, ItemResult
+from conformance.grading.records import load_grade, write_summary
 from conformance.grading.rubric import load_rubric
 
 RUBRIC = load_rubric()
@@ -181,7 +182,7 @@ def test_the_command_exits_non_zero_and_lists_every_entry_when_one_cannot_be_gra
 
 def test_a_stored_grade_keeps_what_the_student_is_shown(tmp_path):
     """Resuming rebuilds reports from grade.json: the counterexample, its replay and the feedback must survive."""
-    from conformance.grading.batch import grade_from_json, grade_to_json
+    from conformance.grading.records import grade_from_json, grade_to_json
 
     items = tuple(ItemResult(i, 0.0, "failed", "out") for i in RUBRIC.items)
     g = Grade("e", RUBRIC, items, "test", ("preempt_to_tail",), ("a note",), ("beyond",),

@@ -1,0 +1,146 @@
+"""What a grade leaves on disk, and the class files rebuilt from it.
+
+OUT/<entry>/ holds results.json, report.md, junit.xml, counterexample.json and, written last,
+grade.json: the record a resumed or merged run reads back instead of regrading. summary.csv,
+overview.md and overview.html are rebuilt from those folders, so shards graded on different
+machines merge by copying folders together.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from conformance.grading.outputs import (
+    Grade,
+    ItemResult,
+    dumps,
+    gradescope_results,
+    junit_xml,
+    overview_md,
+    report_md,
+    summary_csv,
+)
+from conformance.grading.rubric import Rubric
+from conformance.viewer.dashboard import write_dashboard
+
+
+def grade_to_json(g: Grade, problem: str = "") -> dict[str, object]:
+    """The internal record of a grade, enough to rebuild the summary without regrading."""
+    return {
+        "format": "schedcheck/grade", "version": 1, "submission": g.submission,
+        "status": "refused" if problem else "graded", "cause": problem,
+        "rubric_sha256": g.rubric.digest, "corpus": g.rubric.corpus, "isolation": g.isolation,
+        "held_out": held_out_fingerprint(g.rubric),
+        "score": g.score, "diagnosis": list(g.diagnosis), "notes": list(g.notes),
+        "exploration": list(g.exploration), "counterexample": g.counterexample, "replay": g.replay,
+        "feedback": g.feedback,
+        "items": [{"id": r.item.id, "score": r.score, "status": r.status, "output": r.output,
+                   "vectors_run": r.vectors_run, "vectors_passed": r.vectors_passed} for r in g.items],
+    }
+
+
+def held_out_fingerprint(rubric: Rubric) -> str | None:
+    """Which held-out cases a grade was made with (a digest of the seed), or None without any."""
+    if not rubric.held_out:
+        return None
+    from conformance.grading.heldout import fingerprint, held_out_seed
+    return f"{rubric.held_out}:{fingerprint(held_out_seed()[0])}"
+
+
+def grade_from_json(obj: dict[str, object], rubric: Rubric) -> Grade | None:
+    """A stored grade, or None when it was made with another rubric (then it is regraded)."""
+    if obj.get("rubric_sha256") != rubric.digest or obj.get("format") != "schedcheck/grade" or \
+            obj.get("held_out") != held_out_fingerprint(rubric):
+        return None
+    raw = obj.get("items")
+    assert isinstance(raw, list)
+    by_id = {i.id: i for i in rubric.items}
+    items = tuple(ItemResult(by_id[r["id"]], float(r["score"]), r["status"], r["output"], r["vectors_run"],
+                             r["vectors_passed"]) for r in raw)
+    replay = obj.get("replay")
+    return Grade(str(obj["submission"]), rubric, items, str(obj["isolation"]),
+                 tuple(obj.get("diagnosis", ())), tuple(obj.get("notes", ())),  # type: ignore[arg-type]
+                 tuple(obj.get("exploration", ())),  # type: ignore[arg-type]
+                 counterexample=str(obj.get("counterexample", "")),
+                 replay=replay if isinstance(replay, dict) else None, feedback=str(obj.get("feedback", "")))
+
+
+def load_grade(out: Path, name: str, rubric: Rubric) -> Grade | None:
+    path = out / name / "grade.json"
+    try:
+        return grade_from_json(json.loads(path.read_text()), rubric)
+    except (OSError, ValueError, KeyError, TypeError, AssertionError):
+        return None
+
+
+def write_grade(out: Path, g: Grade, problem: str = "") -> None:
+    """Write one submission's files; grade.json last, so a half-written folder is regraded on resume."""
+    d = out / g.submission
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "results.json").write_text(dumps(gradescope_results(g)))
+    (d / "report.md").write_text(report_md(g))
+    (d / "junit.xml").write_text(junit_xml(g))
+    if g.replay is not None:
+        (d / "counterexample.json").write_text(dumps(g.replay))
+    (d / "grader_error.txt").unlink(missing_ok=True)
+    (d / "grade.json").write_text(dumps(grade_to_json(g, problem)))
+
+
+def read_status(d: Path) -> tuple[str, str]:
+    """(status, cause) of an entry folder: from grade.json, else its grader_error.txt."""
+    try:
+        obj = json.loads((d / "grade.json").read_text())
+        return str(obj.get("status", "graded")), str(obj.get("cause", ""))
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        lines = (d / "grader_error.txt").read_text(errors="replace").strip().splitlines()
+        return "grader error", (lines[-1] if lines else "the grader failed on this entry")[:500]
+    except OSError:
+        return "grader error", "no grade was written"
+
+
+def inert(cell: str) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading =, +, - or @ would make it a formula."""
+    return "'" + cell if cell[:1] in ("=", "+", "-", "@") else cell
+
+
+def write_summary(out: Path, rubric: Rubric) -> list[Grade]:
+    """Rebuild summary.csv and overview.md from every entry folder under `out`, grader errors included.
+
+    summary.csv has a row per entry and a status column (graded, refused, grader error) with its cause;
+    an entry without a grade (a grader error) keeps its row with empty scores.
+    """
+    grades, failed = [], []
+    for d in sorted(p for p in out.iterdir() if p.is_dir() and not p.is_symlink()):
+        g = load_grade(out, d.name, rubric)
+        if g is not None:
+            grades.append(g)
+        elif (d / "grader_error.txt").is_file():
+            failed.append((d.name, read_status(d)[1]))
+    header = next(csv.reader(io.StringIO(summary_csv(grades[:1]), newline="")), None) if grades else None
+    header = header or ["submission", "score", "max_score", *[i.id for i in rubric.items], "diagnosis", "isolation"]
+    body: list[list[str]] = []
+    for g in grades:  # one grade at a time, so each row is matched to its own folder, whatever its name holds
+        row = list(csv.reader(io.StringIO(summary_csv([g]), newline="")))[1]
+        body.append([inert(row[0]), *row[1:], *map(inert, read_status(out / g.submission))])
+    body += [[inert(name), "", f"{rubric.total:g}", *[""] * (len(header) - 3), "grader error", inert(cause)]
+             for name, cause in failed]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([*header, "status", "cause"])
+    body.sort(key=lambda row: row[0])
+    writer.writerows(body)
+    (out / "summary.csv").write_text(buf.getvalue(), encoding="utf-8")
+    (out / "overview.md").write_text(overview_md(grades), encoding="utf-8")
+    write_dashboard(out, grades, failed)
+    return grades
+
+
+def statuses(out: Path) -> dict[str, str]:
+    """Every entry's status in OUT/summary.csv: graded, refused or grader error."""
+    rows = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text(errors="replace"), newline="")))
+    return {r["submission"]: r["status"] for r in rows}
