@@ -1,8 +1,12 @@
 """The catalog of known bugs: the card's pitfall table (易错点) and more seen in real schedulers.
 
-Each entry has a stable name (used by the mutant submissions under conformance/mutants/,
-by ``schedcheck prove --inject`` and by grading's diagnosis), the symptom in the
-card's terms, and a hint that points at the rule without giving the code.
+Each entry has a stable name, the symptom in the card's terms, and a hint that points at
+the rule without giving the code. The bug itself is stated once, under the same name, as
+edits: of spec/rules.py in spec/faults.py (a rule bug; the proofs run it) or of the built
+submission in conformance/mutants/shapes.py (a shape of list-based code). The mutant
+submissions (conformance/mutants/build.py), ``schedcheck prove --inject`` and grading's
+diagnosis all follow from that statement; tests/mutants/test_mutants.py checks that each
+entry has exactly one.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""A plain, readable canonical-API scheduler (docs/api.md) that the mutants derive from.
+"""A plain, readable canonical-API scheduler (docs/api.md): lists, a deque and ints, nothing else.
 
-Every step of docs/rules.md is its own method, so a mutant is a subclass that overrides
-one method with one behaviour changed. It has no validation: submissions are not
-required to validate, and the mutants must differ from this file in one bug only.
+The catalog's mutants are no longer built from this file (conformance/mutants/build.py builds
+them from the spec). It stays as the correct submission that tests/grading/ appends hostile
+code to, because it uses no dataclass and no builtin that such code patches (getattr,
+isinstance, sorted); impl/scheduler.py could take its place there. It has no validation:
+submissions are not required to validate.
 """
 
 from __future__ import annotations

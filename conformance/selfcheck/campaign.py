@@ -9,7 +9,6 @@ difference is shrunk to a small workload. Hand-written verdicts from triage.py a
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import json
 import os
@@ -24,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.selfcheck.misses import file_name, missed_text
 from conformance.selfcheck.mutate import Mutant, mutants
 from conformance.selfcheck.triage import TRIAGE
 
@@ -183,22 +183,10 @@ def triage_of(o: Outcome) -> dict[str, str]:
 
 def write_missed(folder: Path, o: Outcome, m: Mutant, profile: str) -> Path:
     """Save a missed mutant as a standalone submission whose docstring names the bug and the workload."""
-    _, line, col, operator = o.mutant_id.split(":", 3)
-    path = folder / f"{o.style}__{line}_{col}_{operator.replace('#', '_')}.py"
-    workload = o.differential.get("workload") or "any workload: the difference shows before the first schedule()"
-    doc = (f"Missed mutant {o.mutant_id}:\n{o.description}.\n\nWhy it is a bug: {o.triage.get('reason')}.\n"
-           f"The suite passes it (profile {profile}); the original style file and docs/rules.md and "
-           "docs/api.md disagree.\n")
-    tree = ast.parse(m.source)
-    first = tree.body[0] if tree.body else None
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        tree.body = tree.body[1:]
-    text = ast.unparse(tree)
-    comment = ("# ruff: noqa\n# The code below is the unparsed mutant, one change away from its style file.\n"
-               f"# Smallest workload found that shows it: {workload}\n"
-               f"# First difference: {o.differential.get('difference')}\n")
+    path = folder / file_name(o.mutant_id)
     folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(f'"""{doc}"""\n' + comment + text + "\n")
+    path.write_text(missed_text(m, str(o.triage.get("reason")), profile, o.differential.get("workload"),
+                                o.differential.get("difference")))
     return path
 
 

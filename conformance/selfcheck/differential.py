@@ -96,7 +96,9 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
 
 
 def _snapshot(sched: Any, seqs: list[Any]) -> tuple[Any, ...]:
-    ids = lambda queue: tuple(s.seq_id for s in queue)  # noqa: E731
+    def ids(queue: Any) -> tuple[str, ...]:
+        return tuple(s.seq_id for s in queue)
+
     fields = tuple((s.seq_id, tuple(s.output), s.num_computed, s.num_blocks, s.status.name, s.num_tokens)
                    for s in seqs)
     shapes = tuple(type(getattr(sched, name)).__name__ for name in ("waiting", "running", "finished"))

@@ -13,6 +13,16 @@ import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from conformance.selfcheck.astwalk import (
+    block_of,
+    inside_annotation,
+    int_index,
+    is_docstring,
+    is_plain_init_of,
+    replace_child,
+    walk,
+)
+
 # Operator names, one per kind of change; tests check that each one can fire.
 OPERATORS: tuple[str, ...] = (
     "cmp", "binop", "augop", "unary_drop", "const_inc", "const_dec", "bool_flip", "boolop", "loopctl",
@@ -63,84 +73,18 @@ class _Site:
     description: str
 
 
-def _walk(tree: ast.AST) -> list[tuple[ast.AST, ast.AST | None]]:
-    """List (node, parent) in a fixed depth-first order: the order of the fields in the source."""
-    out: list[tuple[ast.AST, ast.AST | None]] = []
-
-    def visit(node: ast.AST, parent: ast.AST | None) -> None:
-        out.append((node, parent))
-        for child in ast.iter_child_nodes(node):
-            visit(child, node)
-
-    visit(tree, None)
-    return out
-
-
-def _is_docstring(node: ast.AST, parent: ast.AST | None) -> bool:
-    body = getattr(parent, "body", None)
-    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str) and isinstance(body, list) and bool(body) and body[0] is node)
-
-
-def _statement_lists(parent: ast.AST) -> Iterator[list[ast.stmt]]:
-    for name in ("body", "orelse", "finalbody"):
-        value = getattr(parent, name, None)
-        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-            yield value
-
-
-def _block_of(node: ast.stmt, parent: ast.AST | None) -> list[ast.stmt] | None:
-    if parent is None:
-        return None
-    for block in _statement_lists(parent):
-        if any(item is node for item in block):
-            return block
-    return None
-
-
-def _is_plain_init_of(cls_name: str, node: ast.AST, parents: dict[int, ast.AST | None]) -> bool:
-    """True for `self.x = ...` directly in `<cls_name>.__init__`: deleting it is trivially fatal."""
-    func = parents.get(id(node))
-    cls = parents.get(id(func)) if func is not None else None
-    return (isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(func, ast.FunctionDef)
-            and func.name == "__init__" and isinstance(cls, ast.ClassDef) and cls.name == cls_name)
-
-
-def _inside_annotation(node: ast.AST, parents: dict[int, ast.AST | None]) -> bool:
-    child: ast.AST | None = node
-    parent = parents.get(id(node))
-    while parent is not None:
-        if isinstance(parent, ast.AnnAssign) and child is parent.annotation:
-            return True
-        if isinstance(parent, ast.arg) and child is parent.annotation:
-            return True
-        if isinstance(parent, ast.FunctionDef) and child is parent.returns:
-            return True
-        child, parent = parent, parents.get(id(parent))
-    return False
-
-
-def _int_index(node: ast.expr) -> int | None:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
-            and type(node.operand.value) is int):
-        return -node.operand.value
-    return None
-
-
 def _sites(tree: ast.Module) -> list[_Site]:
     """Every place a mutation operator applies, in walk order."""
-    walk = _walk(tree)
-    parents = {id(node): parent for node, parent in walk}
+    nodes = walk(tree)
+    parents = {id(node): parent for node, parent in nodes}
     sites: list[_Site] = []
 
     def add(index: int, node: ast.AST, operator: str, variant: str, description: str) -> None:
         line, col = getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
         sites.append(_Site(index, operator, variant, line, col, description))
 
-    for index, (node, parent) in enumerate(walk):
-        if _inside_annotation(node, parents):
+    for index, (node, parent) in enumerate(nodes):
+        if inside_annotation(node, parents):
             continue
         if isinstance(node, ast.Compare):
             for k, op in enumerate(node.ops):
@@ -168,24 +112,24 @@ def _sites(tree: ast.Module) -> list[_Site]:
             add(index, node, "const_inc", "", f"`{node.value}` -> `{node.value + 1}`")
             add(index, node, "const_dec", "", f"`{node.value}` -> `{node.value - 1}`")
         elif isinstance(node, ast.BoolOp):
-            new = "Or" if isinstance(node.op, ast.And) else "And"
-            add(index, node, "boolop", new, f"`{'and' if new == 'Or' else 'or'}` -> `{new.lower()}` in "
-                f"`{ast.unparse(node)}`")
+            new_bool = "Or" if isinstance(node.op, ast.And) else "And"
+            add(index, node, "boolop", new_bool, f"`{'and' if new_bool == 'Or' else 'or'}` -> `{new_bool.lower()}` "
+                f"in `{ast.unparse(node)}`")
         elif isinstance(node, (ast.Break, ast.Continue)):
-            old, new = ("break", "continue") if isinstance(node, ast.Break) else ("continue", "break")
-            add(index, node, "loopctl", new, f"`{old}` -> `{new}`")
+            old, new_ctl = ("break", "continue") if isinstance(node, ast.Break) else ("continue", "break")
+            add(index, node, "loopctl", new_ctl, f"`{old}` -> `{new_ctl}`")
         elif isinstance(node, ast.If):
             add(index, node, "if_neg", "", f"negate `if {ast.unparse(node.test)}`")
-        elif isinstance(node, ast.Subscript) and _int_index(node.slice) in (0, -1):
-            new_index = 0 if _int_index(node.slice) == -1 else -1
+        elif isinstance(node, ast.Subscript) and int_index(node.slice) in (0, -1):
+            new_index = 0 if int_index(node.slice) == -1 else -1
             add(index, node, "index_end", str(new_index), f"`{ast.unparse(node)}` -> index `[{new_index}]`")
         elif isinstance(node, ast.Call):
             _call_sites(index, node, add)
         if isinstance(node, ast.stmt) and not isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                                                 ast.ClassDef)):
-            block = _block_of(node, parent)
-            if (block is not None and len(block) > 1 and not _is_docstring(node, parent)
-                    and not _is_plain_init_of("Sequence", node, parents)
+            block = block_of(node, parent)
+            if (block is not None and len(block) > 1 and not is_docstring(node, parent)
+                    and not is_plain_init_of("Sequence", node, parents)
                     and not (isinstance(parent, ast.ClassDef) and isinstance(node, (ast.Assign, ast.AnnAssign)))):
                 first = ast.unparse(node).splitlines()[0]
                 add(index, node, "del_stmt", "", f"delete `{first}`")
@@ -201,7 +145,7 @@ def _call_sites(index: int, node: ast.Call, add: _Add) -> None:
             add(index, node, "deque_end", new, f"`.{func.attr}(...)` -> `.{new}(...)` in `{ast.unparse(node)}`")
         elif func.attr == "pop" and not node.args:
             add(index, node, "pop_end", "0", f"`{ast.unparse(node)}` -> `.pop(0)`")
-        elif func.attr == "pop" and len(node.args) == 1 and _int_index(node.args[0]) == 0:
+        elif func.attr == "pop" and len(node.args) == 1 and int_index(node.args[0]) == 0:
             add(index, node, "pop_end", "", f"`{ast.unparse(node)}` -> `.pop()`")
         elif func.attr == "popleft" and not node.args:
             add(index, node, "popleft_pop", "", f"`{ast.unparse(node)}` -> `.pop()`")
@@ -215,22 +159,9 @@ def _call_sites(index: int, node: ast.Call, add: _Add) -> None:
             add(index, node, "unwrap", "", f"`{ast.unparse(node)}` -> `{ast.unparse(node.args[0])}`")
 
 
-def _replace_child(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
-    for name, value in ast.iter_fields(parent):
-        if value is old:
-            setattr(parent, name, new)
-            return
-        if isinstance(value, list):
-            for k, item in enumerate(value):
-                if item is old:
-                    value[k] = new
-                    return
-    raise ValueError(f"node {ast.dump(old)[:60]} is not a child of {type(parent).__name__}; the walk is stale")
-
-
 def _apply(tree: ast.Module, site: _Site) -> None:
     """Change the node at `site.index` of `tree` in place."""
-    node, parent = _walk(tree)[site.index]
+    node, parent = walk(tree)[site.index]
     op, variant = site.operator, site.variant
     if op == "cmp":
         assert isinstance(node, ast.Compare)
@@ -240,13 +171,13 @@ def _apply(tree: ast.Module, site: _Site) -> None:
         node.op = getattr(ast, variant)()  # type: ignore[attr-defined]
     elif op == "unary_drop":
         assert isinstance(node, ast.UnaryOp) and parent is not None
-        _replace_child(parent, node, node.operand)
+        replace_child(parent, node, node.operand)
     elif op in ("const_inc", "const_dec", "bool_flip"):
-        assert isinstance(node, ast.Constant)
+        assert isinstance(node, ast.Constant) and isinstance(node.value, int)
         node.value = (not node.value) if op == "bool_flip" else node.value + (1 if op == "const_inc" else -1)
     elif op == "loopctl":
         assert parent is not None
-        _replace_child(parent, node, ast.copy_location(ast.Break() if variant == "break" else ast.Continue(), node))
+        replace_child(parent, node, ast.copy_location(ast.Break() if variant == "break" else ast.Continue(), node))
     elif op == "if_neg":
         assert isinstance(node, ast.If)
         node.test = ast.UnaryOp(op=ast.Not(), operand=node.test)
@@ -268,10 +199,10 @@ def _apply(tree: ast.Module, site: _Site) -> None:
     elif op == "unwrap":
         assert isinstance(node, ast.Call) and parent is not None
         inner = node.func.value if isinstance(node.func, ast.Attribute) else node.args[0]
-        _replace_child(parent, node, inner)
+        replace_child(parent, node, inner)
     elif op == "del_stmt":
         assert isinstance(node, ast.stmt) and parent is not None
-        block = _block_of(node, parent)
+        block = block_of(node, parent)
         assert block is not None
         block.remove(node)
     else:

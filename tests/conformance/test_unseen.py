@@ -1,4 +1,8 @@
-"""Bugs written from outside the project (tests/conformance/unseen/README.md): quick must fail every one."""
+"""Bugs written from outside the project (tests/conformance/unseen/README.md): quick must fail every one.
+
+Each bug is stored as edits of the correct file it was derived from (unseen/planted.py) and
+planted into a file at test time.
+"""
 
 from __future__ import annotations
 
@@ -7,28 +11,41 @@ from pathlib import Path
 import pytest
 
 from conformance.suite import run
+from tests.conformance.unseen.planted import ROOT, UNSEEN, source
 
-UNSEEN = Path(__file__).parent / "unseen"
 ONCE_MISSED = ("dod_eos_sentinel", "ev_finished_trim")  # no verdict, or a PASS, before the fixes named in the README
 EQUIVALENT = ("st_resort_128",)  # behaves exactly as the spec (README): a PASS is right
 
 
-def verdict(name: str) -> str:
-    return run(str(UNSEEN / f"{name}.py"), "quick", diagnose=False).verdict
+def verdict(name: str, tmp_path: Path) -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(source(name))
+    return run(str(path), "quick", diagnose=False).verdict
+
+
+def test_every_unseen_bug_changes_its_base_file():
+    for name, planted in UNSEEN.items():
+        assert source(name) != (ROOT / planted.base).read_text(), name
+
+
+def test_the_readme_names_every_unseen_bug():
+    readme = (Path(__file__).parent / "unseen" / "README.md").read_text()
+    assert sorted(UNSEEN) == sorted(name for name in UNSEEN if f"| {name}.py |" in readme)
+    assert readme.count(".py |") == len(UNSEEN)
 
 
 @pytest.mark.parametrize("name", ONCE_MISSED)
-def test_the_bugs_the_suite_once_missed_fail_quick(name):
-    assert verdict(name) == "FAIL"
+def test_the_bugs_the_suite_once_missed_fail_quick(name, tmp_path):
+    assert verdict(name, tmp_path) == "FAIL"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(p.stem for p in UNSEEN.glob("*.py") if p.stem not in ONCE_MISSED + EQUIVALENT))
-def test_every_unseen_bug_fails_quick(name):
-    assert verdict(name) == "FAIL"
+@pytest.mark.parametrize("name", sorted(n for n in UNSEEN if n not in ONCE_MISSED + EQUIVALENT))
+def test_every_unseen_bug_fails_quick(name, tmp_path):
+    assert verdict(name, tmp_path) == "FAIL"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", EQUIVALENT)
-def test_an_equivalent_change_passes(name):
-    assert verdict(name) == "PASS"
+def test_an_equivalent_change_passes(name, tmp_path):
+    assert verdict(name, tmp_path) == "PASS"

@@ -5,24 +5,22 @@ test_mutants.py pins what quick finds with every corpus family but `counterexamp
 circular). Here the frozen small-scope families are left out too, so only the golden
 cases, the scale families and the profile's generated sources (edge-biased examples,
 the state machine) can find the bug (slow: one quick run per mutant).
-tests/mutants/beyond/ holds bugs outside the catalog, planted the same way, that only
+tests/mutants/beyond/ holds bugs outside the catalog, planted the same way (edits of the built
+submission), that only
 the scale families reach: eos compared with `is`, float block counts, a bounded
 waiting queue, a retry limit on preemption, a step counter that wraps.
 """
 
-import sys
-from pathlib import Path
-
 import pytest
 
 from conformance.catalog import CATALOG
+from conformance.mutants.build import source
 from conformance.suite import run
 from conformance.workloads.corpus import family_names
+from tests.mutants.beyond import BEYOND
 
-ROOT = Path(__file__).resolve().parents[2]
 NAMES = [bug.name for bug in CATALOG]
 SCALE_ONLY = [f for f in family_names() if f.startswith("scale-")]
-BEYOND = sorted(p.stem for p in (Path(__file__).parent / "beyond").glob("*.py"))
 
 
 def test_the_honest_families_hold_no_pinned_counterexample():
@@ -38,18 +36,12 @@ def test_quick_finds_catalog_mutant_from_scale_and_generated_sources_alone(name)
     assert all(cx.source != "corpus/counterexamples" for cx in report.counterexamples)
 
 
-@pytest.fixture
-def reference_on_path(monkeypatch):
-    """The beyond-scope mutants subclass the catalog's reference, which lives in conformance/mutants/."""
-    monkeypatch.syspath_prepend(str(ROOT / "conformance" / "mutants"))
-    yield
-    sys.modules.pop("reference_scheduler", None)
-
-
 @pytest.mark.parametrize("name", [pytest.param(n, marks=() if n == "eos_identity" else pytest.mark.slow)
-                                  for n in BEYOND])
-def test_quick_finds_bug_beyond_the_small_scope(name, reference_on_path):
-    report = run(f"tests/mutants/beyond/{name}.py", "quick", families=SCALE_ONLY, diagnose=False)
+                                  for n in sorted(BEYOND)])
+def test_quick_finds_bug_beyond_the_small_scope(name, tmp_path):
+    path = tmp_path / f"{name}.py"
+    path.write_text(source(None, extra=BEYOND[name]))
+    report = run(str(path), "quick", families=SCALE_ONLY, diagnose=False)
     assert report.verdict == "FAIL", (name, report.summary())
     assert any(cx.source.startswith("corpus/scale-") for cx in report.counterexamples), [
         cx.source for cx in report.counterexamples]

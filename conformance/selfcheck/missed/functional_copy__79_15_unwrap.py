@@ -5,6 +5,7 @@ Why it is a bug: docs/api.md fixes the container types; the suite reads the queu
 The suite passes it (profile quick); the original style file and docs/rules.md and docs/api.md disagree.
 """
 # ruff: noqa
+# mypy: ignore-errors
 # The code below is the unparsed mutant, one change away from its style file.
 # Smallest workload found that shows it: num_blocks=1 block_size=1 max_num_seqs=1 max_num_batched_tokens=1 eos=None; arrivals r<i>(prompt_len,max_tokens)@step: r0(1,1)@1
 # First difference: event 0: original ('schedule', 1, (('r0', 1),), ((), ('r0',), (), 1, 0, (('r0', (), 0, 1, 'RUNNING', 1),), ('deque', 'list', 'list')), 'dict') vs mutant ('schedule', 1, (('r0', 1),), ((), ('r0',), (), 1, 0, (('r0', (), 0, 1, 'RUNNING', 1),), ('deque', 'tuple', 'list')), 'dict')
