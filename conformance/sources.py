@@ -1,0 +1,137 @@
+"""The generated sources of workloads that a profile's stages name, and the state of one run.
+
+A workload stage is an exhaustive small scope or edge-biased or seeded Hypothesis examples
+(conformance/profiles.py); the token-value cases run last in every profile. Each generated
+workload is checked only for the checks still without a counterexample (``Run.open_checks``).
+conformance/suite.py runs the golden cases, the corpus and the lockstep machine, then shrinks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+from conformance.adapters import Factory
+from conformance.checks.checkers import Finding
+from conformance.checks.workload import WORKLOAD_CHECKS, check_workload
+from conformance.limits import HangLedger
+from conformance.profiles import Stage
+from conformance.reports.report import CheckResult
+from conformance.workloads.exhaustive import small_scope
+from conformance.workloads.generators import edge_workloads, scale_workloads
+from conformance.workloads.sentinels import sentinel_workloads
+from spec.trace import Workload
+
+Progress = Callable[[str, int, int | None], None]
+HANGS_EXPLORING = 3  # runs that hang before the suite stops looking for more findings
+
+
+@dataclass
+class Run:
+    factory: Factory
+    white_box: bool
+    results: dict[str, CheckResult]
+    first: dict[str, tuple[Workload, Finding, str]] = field(default_factory=dict)
+    started: float = field(default_factory=time.perf_counter)
+    first_seconds: float | None = None
+    failed_features: dict[str, set[str]] = field(default_factory=dict)  # check -> features of failing vectors
+    target: str = ""
+    adapter: str | None = None
+    notes: list[str] = field(default_factory=list)
+    ledger: HangLedger = field(default_factory=lambda: HangLedger(HANGS_EXPLORING))
+    complete: set[str] = field(default_factory=set)  # checks whose every source has run (the rest may stop early)
+
+    def record(self, check: str, workload: Workload, finding: Finding | None, source: str) -> None:
+        result = self.results[check]
+        result.runs += 1
+        if finding is None:
+            return
+        result.failed += 1
+        if check not in self.first:
+            self.first[check] = (workload, finding, source)
+            if self.first_seconds is None:
+                self.first_seconds = time.perf_counter() - self.started
+
+    def open_checks(self) -> tuple[str, ...]:
+        """Checks still without a counterexample: generated sources only run these."""
+        return tuple(c for c in WORKLOAD_CHECKS if c not in self.first and self.results[c].status != "skipped")
+
+
+def run_stage(r: Run, stage: Stage, tick: Progress) -> None:
+    """Run one workload stage of a profile: an exhaustive scope or Hypothesis examples (suite.py runs the machine)."""
+    if stage.source == "exhaustive" and stage.scope is not None and r.open_checks():
+        for i, w in enumerate(small_scope(stage.scope)):
+            _check_generated(r, w, "exhaustive")
+            if i % 200 == 0:
+                tick("exhaustive", i, None)
+    elif stage.source in ("edge", "scale") and r.open_checks():
+        strategy, source = (edge_workloads(), "edge-biased") if stage.source == "edge" else (scale_workloads(), "scale")
+        if stage.seed is None and stage.source == "edge":
+            _edge(r, stage.examples, tick)
+        else:
+            _seeded(r, stage, strategy, source, tick)
+
+
+def run_token_values(r: Run) -> None:
+    """Run the token-value cases: tokens through the values a scheduler might mark with."""
+    for w in sentinel_workloads():
+        _check_generated(r, w, f"token-values/{w.name}")
+
+
+def stateful_finding(factory: Factory, white_box: bool) -> Callable[[Workload], Finding | None]:
+    def fails(w: Workload) -> Finding | None:
+        found = check_workload(w, factory, white_box, only=("differential", "invariants", "hygiene"),
+                               extra_probes=False)
+        first = next((f for f in found.values() if f is not None), None)
+        return None if first is None else Finding("stateful", first.rule, first.step, first.call, first.message,
+                                                  first.expected, first.actual, first.explanation)
+    return fails
+
+
+def _check_generated(r: Run, w: Workload, source: str) -> None:
+    open_checks = r.open_checks()
+    if not open_checks:
+        return
+    found = check_workload(w, r.factory, r.white_box, only=open_checks)
+    for check, finding in found.items():
+        r.record(check, w, finding, source)
+
+
+def _edge(r: Run, examples: int, tick: Progress) -> None:
+    """Run the edge-biased Hypothesis examples (derandomized; Hypothesis's shrinker is not used).
+
+    Its text is the seed: Hypothesis derives a derandomized run's seed from the test's source.
+    """
+    count = [0]
+
+    @settings(max_examples=examples, derandomize=True, database=None, deadline=None,
+              phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck), print_blob=False)
+    @given(edge_workloads())
+    def edge(w: Workload) -> None:
+        _check_generated(r, w, "edge-biased")
+        count[0] += 1
+        if count[0] % 20 == 0:
+            tick("edge-biased", count[0], examples)
+
+    edge()
+
+
+def _seeded(r: Run, stage: Stage, strategy: st.SearchStrategy[Workload], source: str, tick: Progress) -> None:
+    """Run `stage.examples` Hypothesis examples of `strategy` from `stage.seed` (no shrinking, no database)."""
+    count = [0]
+
+    @seed(stage.seed or 0)
+    @settings(max_examples=stage.examples, database=None, deadline=None, phases=(Phase.explicit, Phase.generate),
+              suppress_health_check=list(HealthCheck), print_blob=False)
+    @given(strategy)
+    def draw(w: Workload) -> None:
+        _check_generated(r, w, source)
+        count[0] += 1
+        if count[0] % 20 == 0:
+            tick(source, count[0], stage.examples)
+
+    draw()
