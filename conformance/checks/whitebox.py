@@ -10,6 +10,7 @@ spec's state after the same call.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from conformance.checks.checkers import Finding, expected_trace
@@ -108,41 +109,87 @@ def invariants(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
 
 
 def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
+    """Walk the calls; while the submission's snapshots are the spec's, its verdicts are the spec's own (cached)."""
     requests = {r.seq_id: (r.prompt_len, r.max_tokens) for r in workload.requests}
     config = workload.config
-    before = State(config)
-    spec_steps = expected_trace(workload).steps
+    spec_steps, on_spec = expected_trace(workload).steps, _spec_calls(workload)
+    before: State | None = None  # None: every snapshot so far is the spec's; `last` is the latest (None: none yet)
+    last: tuple[dict[str, Any], list[list[Any]] | None] | None = None
     same_so_far = True
     for got in observed["steps"]:
         k = got["step"]
-        arrivals = tuple(Seq(i, *requests[i]) for i in got["added"])
-        before = State(config, before.waiting + arrivals, before.running, before.finished, before.blocks_used,
-                       before.num_preemptions)
         if got.get("after_schedule") is None or got.get("schedule") is None:
             return []
         batch = tuple((s, n) for s, n in got["schedule"])
         spec = spec_steps[k - 1] if k <= len(spec_steps) else None
         same_so_far = same_so_far and spec is not None and list(spec.batch) == list(batch)
+        arrivals = tuple(Seq(i, *requests[i]) for i in got["added"])
         for call, key in (("schedule", "after_schedule"), ("update", "after_update")):
             snap = got.get(key)
             if snap is None:
                 return []
-            after = to_state(config, requests, snap, got["schedule"] if call == "schedule" else None)
-            violations = check_step(before, batch, after) + (check_all_finished(after) if call == "update" else [])
-            if violations:
-                v = most_specific(violations)
-                return [Finding("invariants", v.invariant, k, call, f"after step {k} {call}(): {v.message}",
-                                _plain(v.expected), _plain(v.actual))]
-            for q in after.seqs():
-                if snap["seqs"][q.seq_id]["num_tokens"] != q.num_tokens:
-                    return [Finding("invariants", "I3", k, call, f"after step {k} {call}(): {q.seq_id}."
-                                    f"num_tokens is not prompt_len + len(output) = {q.num_tokens}")]
-            if same_so_far and spec is not None:
-                found = _spec_finding(k, call, snap, spec.after_schedule if call == "schedule" else spec.after_update)
-                if found is not None:
-                    return [found]
-            before = after
+            known = on_spec[k - 1] if before is None and same_so_far and k <= len(on_spec) else None
+            if known is not None and known[0] == list(got["added"]) and snap == known[1 if call == "schedule" else 3]:
+                found = known[2 if call == "schedule" else 4]  # the same inputs as the spec's own call: its verdict
+            else:
+                if before is None:  # leaving the spec's path: rebuild the state the last snapshot showed
+                    before = State(config) if last is None else to_state(config, requests, *last)
+                if call == "schedule":
+                    before = State(config, before.waiting + arrivals, before.running, before.finished,
+                                   before.blocks_used, before.num_preemptions)
+                found, before = _call(k, call, config, requests, before, batch, snap, got["schedule"],
+                                      spec if same_so_far else None)
+                last = None
+            if found is not None:
+                return [found]
+            if before is None or known is not None:
+                before, last = None, (snap, got["schedule"] if call == "schedule" else None)
     return []
+
+
+def _call(k: int, call: str, config: Config, requests: dict[str, tuple[int, int]], before: State,
+          batch: tuple[tuple[str, int], ...], snap: dict[str, Any], pending: list[list[Any]],
+          spec: Any) -> tuple[Finding | None, State]:
+    """Judge the state after one call: the invariants, then num_tokens, then every field against the spec's."""
+    after = to_state(config, requests, snap, pending if call == "schedule" else None)
+    violations = check_step(before, batch, after) + (check_all_finished(after) if call == "update" else [])
+    if violations:
+        v = most_specific(violations)
+        return Finding("invariants", v.invariant, k, call, f"after step {k} {call}(): {v.message}",
+                       _plain(v.expected), _plain(v.actual)), after
+    for q in after.seqs():
+        if snap["seqs"][q.seq_id]["num_tokens"] != q.num_tokens:
+            return Finding("invariants", "I3", k, call, f"after step {k} {call}(): {q.seq_id}."
+                           f"num_tokens is not prompt_len + len(output) = {q.num_tokens}"), after
+    if spec is not None:
+        return _spec_finding(k, call, snap, spec.after_schedule if call == "schedule" else spec.after_update), after
+    return None, after
+
+
+@functools.lru_cache(maxsize=4096)
+def _spec_calls(workload: Workload) -> tuple[tuple[Any, ...], ...]:
+    """Per step of the spec's own run: (added, snapshot after schedule, its verdict, after update, its verdict).
+
+    Each verdict is _call's on the spec's snapshots, so a submission whose snapshots and batches equal
+    the spec's up to a call gets exactly the verdict judging its own would give, without judging it.
+    """
+    requests = {r.seq_id: (r.prompt_len, r.max_tokens) for r in workload.requests}
+    config, before = workload.config, State(workload.config)
+    out: list[tuple[Any, ...]] = []
+    for spec in expected_trace(workload).steps:
+        arrivals = tuple(Seq(i, *requests[i]) for i in spec.added)
+        before = State(config, before.waiting + arrivals, before.running, before.finished, before.blocks_used,
+                       before.num_preemptions)
+        pending = [[i, n] for i, n in spec.batch]
+        row: list[Any] = [list(spec.added)]
+        for call, state in (("schedule", spec.after_schedule), ("update", spec.after_update)):
+            snap = snapshot_to_json(state)
+            found, before = _call(spec.step, call, config, requests, before, tuple(spec.batch), snap, pending, spec)
+            row += [snap, found]
+            if found is not None:  # the spec breaks its own invariant here: nothing after it is on the spec's path
+                return (*out, tuple(row))
+        out.append(tuple(row))
+    return tuple(out)
 
 
 def _plain(x: object) -> Any:

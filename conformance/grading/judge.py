@@ -22,14 +22,14 @@ from conformance.grading.diagnose import diagnose
 from conformance.grading.escape import md
 from conformance.grading.feedback import load_error_md, missing_md, replay_json
 from conformance.grading.heldout import held_out_cases, held_out_seed
-from conformance.grading.observe import Case, category, judge_case, observed_trace
+from conformance.grading.observe import Case, Observations, category, judge_case, observed_trace
 from conformance.grading.outputs import Grade, ItemResult
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import in_scope, run_notes, score_item
 from conformance.grading.tables import markdown_table
 from conformance.sandbox.isolation import LEVELS
 from conformance.sandbox.run import run_in_sandbox
-from conformance.sandbox.types import Limits, SandboxResult, WorkloadResult
+from conformance.sandbox.types import Limits, SandboxResult
 from conformance.workloads.corpus import CORPUS_DIR, PROBE_EVERY, features, load_corpus
 from conformance.workloads.generators import ample_num_blocks, with_num_blocks
 from conformance.workloads.sentinels import TAG as SENTINEL_TAG
@@ -77,6 +77,16 @@ def corpus_cases(corpus: str, held_out: int = 0,
     return tuple(out), tuple(runs)
 
 
+_read: list[tuple[object, tuple[Workload, ...]]] = []
+
+
+def run_workloads(runs: tuple[Workload | dict[str, Any], ...]) -> tuple[Workload, ...]:
+    """The workloads of the runs (a probe run's JSON read back), made once per class (corpus_cases is cached)."""
+    if not _read or _read[0][0] is not runs:
+        _read[:] = [(runs, tuple(w if isinstance(w, Workload) else workload_from_json(w) for w in runs))]
+    return _read[0][1]
+
+
 def grading_cases(rubric: Rubric) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
     """corpus_cases for a rubric, its held-out cases drawn from this deployment's secret seed."""
     return corpus_cases(rubric.corpus, rubric.held_out, held_out_seed()[0] if rubric.held_out else None)
@@ -99,38 +109,13 @@ def with_profile(rubric: Rubric, profile: str) -> Rubric:
 
 # --- running the corpus ------------------------------------------------------------------------------
 
-FIRST_BATCH, BATCH = 10, 100  # runs per sandboxed batch: the hang breaker is checked between batches
-
-
 def run_corpus_sandboxed(path: Path, runs: tuple[Workload | dict[str, Any], ...], rubric: Rubric) -> SandboxResult:
-    """Run every workload in the sandbox, in batches; after max_timeouts hangs the rest count as timeouts.
+    """Run every workload in the sandbox; after max_timeouts hangs the rest count as timeouts, not run.
 
-    The breaker depends only on which runs hang, never on how long the others took, so a
-    submission that hangs gets the same grade every time, and grading it stays short.
+    The cut depends only on which runs hang, never on how long the others took, so a submission
+    that hangs gets the same grade every time, and grading it stays short.
     """
-    limits = limits_for(rubric)
-    parts: list[SandboxResult] = []
-    done: list[WorkloadResult] = []
-    start, size = 0, FIRST_BATCH
-    while start < len(runs):
-        hangs = sum(category(w) == "timeout" for w in done)
-        if hangs >= rubric.limits.max_timeouts:
-            done += [WorkloadResult(i, "", "not_run", f"not_run: skipped after {hangs} runs timed out")
-                     for i in range(start, len(runs))]
-            break
-        if hangs:  # never run past the breaker inside a batch
-            size = min(size, rubric.limits.max_timeouts - hangs)
-        part = run_in_sandbox(path, runs[start:start + size], limits)
-        parts.append(part)
-        if part.load_error is not None:
-            return part
-        done += [replace(w, index=start + w.index) for w in part.workloads]
-        start, size = start + size, BATCH
-    first = parts[0]
-    return replace(first, workloads=tuple(done), stdout_truncated=any(p.stdout_truncated for p in parts),
-                   stderr_truncated=any(p.stderr_truncated for p in parts),
-                   output_bytes=sum(p.output_bytes for p in parts), seconds=sum(p.seconds for p in parts),
-                   notes=tuple(dict.fromkeys(n for p in parts for n in p.notes)))
+    return run_in_sandbox(path, runs, replace(limits_for(rubric), max_timeouts=rubric.limits.max_timeouts))
 
 
 def deployment() -> tuple[str | None, tuple[str, ...]]:
@@ -190,13 +175,11 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
     result = run_corpus_sandboxed(entry.module, runs, rubric)
     if result.load_error is not None:
         return does_not_load(entry, rubric, result, begun)
-    observed = [observed_trace(w if isinstance(w, Workload) else workload_from_json(w), r)
-                for w, r in zip(runs, result.workloads, strict=True)]
-    verdicts = [judge_case(c, observed[i], None if c.twin is None else observed[c.twin],
-                           None if c.mutated is None else observed[c.mutated]) for i, c in enumerate(cases)]
+    observed = Observations(run_workloads(runs), result.workloads)
+    verdicts = [observed.judge(c, i) for i, c in enumerate(cases)]
     ran = result.workloads[:len(cases)]
     items = tuple(score_item(item, rubric, cases, verdicts, ran, observed) for item in rubric.items)
-    notes = run_notes(rubric, result) + sorted({o["note"] for o in observed if o["note"]})[:1]
+    notes = run_notes(rubric, result) + sorted({n for i in range(len(observed)) if (n := observed.note(i))})[:1]
     failing = [(c, observed[i], v) for i, (c, v) in enumerate(zip(cases, verdicts, strict=True))
                if any(v.values()) or ran[i].status != "ok"]
     counterexample, replay = "", None

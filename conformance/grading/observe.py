@@ -7,12 +7,15 @@ grader's process, so a verdict never depends on anything the submission computed
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from conformance.checks import checkers, probes
 from conformance.checks.checkers import Finding
 from conformance.sandbox.child import WRONG_TYPE
+from conformance.sandbox.memo import Memo, digest
 from conformance.sandbox.protocol import ObservedStep, SeqView, Snapshot
 from conformance.sandbox.types import WorkloadResult
 from spec.golden import GoldenCase
@@ -43,29 +46,40 @@ def category(r: WorkloadResult) -> str:
 
     A SIGKILL comes from the hard CPU limit: a hang, like a wall-clock timeout, whichever limit fired first.
     """
-    if r.status == "signal" and "SIGKILL" in r.cause:
-        return "timeout"
-    return CRASHES[r.status]
+    return "timeout" if r.hung else CRASHES[r.status]
 
 
-def _snapshot(s: Snapshot | None, rows: dict[int, tuple[SeqView, dict[str, Any]]]) -> dict[str, Any] | None:
-    """A snapshot in the observed-trace form. A sequence's row that the child did not resend is the same
-    SeqView as before (conformance.sandbox.protocol), so its dict is made once per run, kept in `rows`:
-    a long run of a crowd would otherwise rebuild hundreds of unchanged rows at every call. Read-only."""
+def _snapshot(s: Snapshot | None, rows: dict[int, tuple[SeqView, dict[str, Any]]],
+              last: dict[str, Any]) -> dict[str, Any] | None:
+    """A snapshot in the observed-trace form. A sequence's row, or a queue, that the child did not resend is
+    the same object as before (conformance.sandbox.protocol), so its dict or list is made once per run and
+    kept in `rows` or `last`, and a snapshot whose rows are all unchanged shares the previous one's seqs
+    dict: a long run of a crowd would otherwise rebuild hundreds of unchanged rows at every call. Read-only."""
     if s is None or s.missing or None in (s.blocks_used, s.num_preemptions, s.waiting, s.running, s.finished):
         return None
-    seqs = {}
-    for v in s.seqs:
-        made = rows.get(id(v))
-        if made is None:
-            if None in (v.num_computed, v.num_tokens, v.num_blocks, v.status, v.output):
-                return None
-            made = rows[id(v)] = (v, {"num_computed": v.num_computed, "num_tokens": v.num_tokens,
-                                      "num_blocks": v.num_blocks, "status": v.status,
-                                      "output": list(v.output or ())})  # the view is kept: its id stays unique
-        seqs[v.seq_id] = made[1]
-    return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, "waiting": list(s.waiting or ()),
-            "running": list(s.running or ()), "finished": list(s.finished or ()), "seqs": seqs}
+    if last.get("views") is not None and len(last["views"]) == len(s.seqs) and all(
+            map(operator.is_, last["views"], s.seqs)):
+        seqs = last["seqs"]
+    else:
+        seqs = {}
+        for v in s.seqs:
+            made = rows.get(id(v))
+            if made is None:
+                if None in (v.num_computed, v.num_tokens, v.num_blocks, v.status, v.output):
+                    return None
+                made = rows[id(v)] = (v, {"num_computed": v.num_computed, "num_tokens": v.num_tokens,
+                                          "num_blocks": v.num_blocks, "status": v.status,
+                                          "output": list(v.output or ())})  # the view is kept: its id stays unique
+            seqs[v.seq_id] = made[1]
+        last["views"], last["seqs"] = s.seqs, seqs
+    queues = {}
+    for name in ("waiting", "running", "finished"):
+        ids = getattr(s, name)
+        kept = last.get(name)
+        if kept is None or kept[0] is not ids:
+            kept = last[name] = (ids, list(ids))
+        queues[name] = kept[1]
+    return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, **queues, "seqs": seqs}
 
 
 def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
@@ -80,9 +94,10 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
     missing = None
     white_box_error = None
     rows: dict[int, tuple[SeqView, dict[str, Any]]] = {}
+    made: dict[str, Any] = {}
     for s in r.steps:
         assert isinstance(s, ObservedStep)
-        after_s, after_u = _snapshot(s.after_schedule, rows), _snapshot(s.after_update, rows)
+        after_s, after_u = _snapshot(s.after_schedule, rows, made), _snapshot(s.after_update, rows, made)
         if white_box_error is None:
             white_box_error = _mistyped(s)
         if (after_s is None or after_u is None) and missing is None:
@@ -140,3 +155,65 @@ def judge_case(case: Case, observed: dict[str, Any], twin: dict[str, Any] | None
     return out
 
 
+
+
+# Verdicts and notes by the digests of the reports they were computed from (conformance.sandbox.memo):
+# a case's verdict is a function of its workload and its runs' reports, so equal digests give equal verdicts.
+VERDICTS: Memo[dict[str, Finding | None]] = Memo(200_000)
+NOTES: Memo[tuple[str | None]] = Memo(200_000)
+
+
+def _run_key(r: WorkloadResult) -> bytes:
+    return digest(r.digest, r.status.encode(), r.cause.encode())
+
+
+class Traces(Protocol):
+    """Observed traces by run index: a list, or Observations."""
+
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+
+class Observations:
+    """The observed traces of one sandboxed run, each made when first asked for: most are never needed."""
+
+    def __init__(self, runs: Sequence[Workload], results: Sequence[WorkloadResult]) -> None:
+        self.runs, self.results = runs, results
+        self._made: dict[int, dict[str, Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, index: int) -> dict[str, Any]:
+        if index not in self._made:
+            self._made[index] = observed_trace(self.runs[index], self.results[index])
+        return self._made[index]
+
+    def note(self, index: int) -> str | None:
+        """The run's note (white-box checks skipped, and why), from the memo when its report was seen before."""
+        r = self.results[index]
+        if not r.digest:
+            return self[index]["note"]  # type: ignore[no-any-return]
+        key = _run_key(r)
+        known = NOTES.get(key)
+        if known is None:
+            known = (self[index]["note"],)
+            NOTES.put(key, known)
+        return known[0]
+
+    def judge(self, case: Case, index: int) -> dict[str, Finding | None]:
+        """judge_case on the case at `index`, from the memo when every run it reads was reported before."""
+        parts = [index, case.twin, case.mutated]
+        runs = [self.results[i] for i in parts if i is not None]
+        if not all(r.digest for r in runs):
+            return self._judge(case, index)
+        key = digest(case.vector_id.encode(), bytes([case.twin is None, case.mutated is None]),
+                     *(_run_key(r) for r in runs))
+        known = VERDICTS.get(key)
+        if known is None:
+            known = self._judge(case, index)
+            VERDICTS.put(key, known)
+        return dict(known)
+
+    def _judge(self, case: Case, index: int) -> dict[str, Finding | None]:
+        return judge_case(case, self[index], None if case.twin is None else self[case.twin],
+                          None if case.mutated is None else self[case.mutated])

@@ -8,12 +8,10 @@ smallest failing case as a counterexample to replay (conformance.grading.feedbac
 
 from __future__ import annotations
 
-from typing import Any
-
 from conformance.checks.checkers import Finding
 from conformance.grading.escape import md, md_code
 from conformance.grading.feedback import counterexample_md
-from conformance.grading.observe import HELD_OUT, Case, category
+from conformance.grading.observe import HELD_OUT, Case, Traces, category
 from conformance.grading.outputs import ItemResult
 from conformance.grading.rubric import Item, Rubric
 from conformance.sandbox.types import SandboxResult, WorkloadResult
@@ -31,7 +29,7 @@ def _line(case: Case, finding: Finding | None, kind: str) -> str:
 
 
 def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: list[dict[str, Finding | None]],
-               results: tuple[WorkloadResult, ...], observed: list[dict[str, Any]]) -> ItemResult:
+               results: tuple[WorkloadResult, ...], observed: Traces) -> ItemResult:
     """Score one rubric item on the cases in its scope; its output names the failures and replays the smallest.
 
     The item's time is the wall time of its cases added up; past its limit it scores 0.

@@ -42,7 +42,11 @@ def apply_limits(limits: dict[str, int]) -> dict[str, int]:
 
 def write_line(fd: int, message: dict[str, object], fresh: bool = False) -> None:
     """Write one JSON line; fresh starts a new line in case the worker died in the middle of one."""
-    data = b"\n" * fresh + driver.encode(message).encode() + b"\n"
+    write_text(fd, driver.encode(message), fresh)
+
+
+def write_text(fd: int, text: str, fresh: bool = False) -> None:
+    data = b"\n" * fresh + text.encode() + b"\n"
     while data:
         data = data[os.write(fd, data):]
 
@@ -210,7 +214,7 @@ def work(job: dict[str, Any], fd: int, channel: Channel) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (soft if hard < 0 else min(soft, hard), hard))
         trace = driver.drive(module, item["workload"], item["step_cap"], job["white_box"],
                              lambda i=index: channel.flag(i))  # type: ignore[misc]
-        write_line(fd, {"type": "trace", "workload": index, **trace, "refused": refuser.hits[:20]})
+        write_text(fd, driver.trace_line(index, trace, refuser.hits[:20]))
         sweep_strays()
     write_line(fd, {"type": "bye"})
 

@@ -23,6 +23,7 @@ BIG = 1 << 128  # ints must be strictly inside (-BIG, BIG): the corpus goes past
 # docs/api.md fixes these types; a queue of another type (a tuple, a generator, running as a deque) is a
 # white-box finding (I6), read by the real type's own iterator, so an overridden __iter__ is never called
 QUEUE_TYPES = {"waiting": deque, "running": list, "finished": list, "update()'s result": list}
+REPORT_MAX = 2 << 20  # bytes of one workload's steps; correct runs of the corpus stay under 0.3 MB (a test checks)
 WRONG_TYPE = "wrong type: "  # how a reason in a snapshot's "missing" says the attribute is there but mistyped
 _type, _len, _dict_items, _list_iter, _deque_iter = type, len, dict.items, list.__iter__, deque.__iter__
 
@@ -148,7 +149,7 @@ def read_output(seq: Any, what: str) -> list[int]:
     return [exact_int(tok, f"{what}.output item") for tok in _list_iter(out)]
 
 
-SEQ_FIELDS = ("num_computed", "num_tokens", "num_blocks", "status", "output")  # the order of a row
+SEQ_FIELDS = ("num_computed", "num_tokens", "num_blocks", "status", "output")  # the order of a row read
 
 
 def read_field(seq: Any, name: str, seq_id: str) -> object:
@@ -159,11 +160,21 @@ def read_field(seq: Any, name: str, seq_id: str) -> object:
     return exact_int(getattr(seq, name), f"{seq_id}.{name}")
 
 
-def snapshot(sched: object, seqs: dict[str, object], sent: dict[str, list[object]]) -> dict[str, object]:
+def wire_row(before: list[object] | None, row: list[object]) -> list[object]:
+    """A row as sent: [num_computed, num_tokens, num_blocks, status, tail, kept], where the output is the
+    first `kept` tokens of the output last sent for the sequence, then `tail` (a decode step sends one token)."""
+    out: Any = row[4]
+    old: Any = before[4] if before is not None else None
+    kept = _len(old) if _type(out) is list and _type(old) is list and out[:_len(old)] == old else 0
+    return [*row[:4], out[kept:] if kept else out, kept]
+
+
+def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[object]]) -> dict[str, object]:
     """Read the white-box attributes that exist; each unreadable one is named in "missing".
 
-    A sequence's row [num_computed, num_tokens, num_blocks, status, output] is sent only when it
-    differs from the row last sent (``sent``, per workload); the parent carries the others forward.
+    A sequence's row [num_computed, num_tokens, num_blocks, status, output], and a queue, is sent only
+    when it differs from the one last sent (``sent``, per workload, keyed by seq_id or ("queue", name)); a
+    queue read but not sent is named in "same", and the parent carries it forward like a row.
     """
     snap: dict[str, object] = {}
     missing: dict[str, str] = {}
@@ -181,24 +192,41 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[str, list[object
         value = attempt(lambda n=name: exact_int(getattr(sched, n), n), name, missing)  # type: ignore[misc]
         if value is not None:
             snap[name] = value
+    same = []
     for queue in ("waiting", "running", "finished"):
-        ids = attempt(lambda q=queue: read_ids(getattr(sched, q), q, seqs), queue, missing)  # type: ignore[misc]
-        if ids is not None:
-            snap[queue] = ids
+        ids: Any = attempt(lambda q=queue: read_ids(getattr(sched, q), q, seqs), queue, missing)  # type: ignore[misc]
+        key = ("queue", queue)  # a tuple never equals a seq_id
+        if ids is None:
+            sent.pop(key, None)
+        elif sent.get(key) == ids:
+            same.append(queue)
+        else:
+            snap[queue] = sent[key] = ids
     rows: dict[str, object] = {}
     seq_missing: dict[str, dict[str, str]] = {}
     for seq_id, seq in seqs.items():
         why: dict[str, str] = {}
         row = [attempt(lambda n=name, s=seq, i=seq_id: read_field(s, n, i), name, why)  # type: ignore[misc]
                for name in SEQ_FIELDS]
-        if sent.get(seq_id) != row:
-            rows[seq_id] = sent[seq_id] = row
+        before = sent.get(seq_id)
+        if before != row:
+            rows[seq_id] = wire_row(before, row)
+            sent[seq_id] = row
             if why:
                 seq_missing[seq_id] = why
     snap["seqs"] = rows
+    snap["same"] = same
     snap["missing"] = missing
     snap["seq_missing"] = seq_missing
     return snap
+
+
+def trace_line(index: int, trace: dict[str, object], refused: list[str]) -> str:
+    """The trace message of workload `index`: drive()'s steps are already encoded, so they are spliced in."""
+    head = encode({"type": "trace", "workload": index, "end": trace["end"], "error": trace["error"],
+                   "refused": refused})
+    steps: Any = trace["steps"]
+    return head[:-1] + ',"steps":[' + ",".join(steps) + "]}"
 
 
 def never() -> bool:
@@ -207,7 +235,8 @@ def never() -> bool:
 
 def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool = True,
           probed: Callable[[], bool] = never) -> dict[str, object]:
-    """Run one workload through the docs/api.md protocol and return the observed trace as plain JSON data.
+    """Run one workload through the docs/api.md protocol; the observed trace as plain JSON data, each step's
+    record already encoded as JSON text (trace_line makes the message).
 
     Every run takes this same path. Whether the run is a fresh-dict probe is asked of ``probed`` only
     after the first schedule() has returned (in the sandbox it reads the parent's probe channel), so
@@ -220,11 +249,12 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
     requests = sorted(workload["requests"], key=lambda r: r["arrival"])
     every_id = {r["seq_id"] for r in requests}
     seqs: dict[str, object] = {}
-    steps: list[dict[str, object]] = []
+    steps: list[str] = []  # each step's record, encoded once
+    size = 0
     sampled: list[list[object]] = []
     sample_error: list[str] = []
     finished: set[str] = set()
-    sent: dict[str, list[object]] = {}  # rows last sent, for snapshot's deltas
+    sent: dict[object, list[object]] = {}  # rows and queues last sent, for snapshot's deltas
 
     def sample_fn(seq: Any) -> int:
         """The model: token k of s is base[s] + k, or eos at the positions eos_at[s]."""
@@ -278,7 +308,14 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
             if white_box:
                 call = "snapshot"
                 record["after_update"] = snapshot(sched, seqs, sent)
-            steps.append(record)
+            call, text = "update", encode(record)
+            size += _len(text) + 1
+            if size > REPORT_MAX:
+                raise SubmissionProtocolError(
+                    f"the report of this workload passed {REPORT_MAX >> 20} MB in step {step} (every step's "
+                    f"batch and state are reported) without every request finishing; the largest correct run "
+                    f"of the corpus reports far less: look for steps that repeat without progress")
+            steps.append(text)
             finished.update(record["finished"])  # type: ignore[arg-type]
     except SubmissionProtocolError as e:
         error = {"kind": "protocol", "step": step, "call": call, "exc_type": "ProtocolError", "message": str(e)[:500]}

@@ -17,6 +17,7 @@ from typing import Any
 BIG = 1 << 128  # as in the child: the corpus goes past 64 bits; a bound keeps parsing cheap
 STATUS_MAX = 64  # characters of a status name
 TEXT_MAX = 2000  # characters of an exception message or note
+QUEUES = ("waiting", "running", "finished")
 CALLS = frozenset({"Scheduler()", "Sequence()", "add", "schedule", "update", "snapshot", "sample_fn"})
 
 
@@ -139,24 +140,33 @@ def opt_int(obj: Mapping[str, Any], key: str, where: str) -> int | None:
     return get(obj, key, int, where) if key in obj else None
 
 
-def seq_view(seq_id: str, row: Any, where: str) -> SeqView:
-    """Validate one row [num_computed, num_tokens, num_blocks, status, output]; null marks an unreadable field."""
-    if type(row) is not list or len(row) != 5:
-        raise Malformed(f"{where} must be a list of 5 fields")
-    num_computed, num_tokens, num_blocks, status, output = row
+def seq_view(seq_id: str, row: Any, snapshot_where: str, before: SeqView | None) -> SeqView:
+    """Validate one row [num_computed, num_tokens, num_blocks, status, tail, kept]; null marks an unreadable
+    field. The output is the first `kept` tokens of the sequence's output in `before` (its last row), then tail."""
+    def here() -> str:  # made only for a message
+        return f"{snapshot_where}.seqs[{seq_id!r}]"
+
+    if type(row) is not list or len(row) != 6:
+        raise Malformed(f"{here()} must be a list of 6 fields")
+    num_computed, num_tokens, num_blocks, status, output, kept = row
     for value in (num_computed, num_tokens, num_blocks):
         if value is not None and (type(value) is not int or not -BIG < value < BIG):
-            raise Malformed(f"{where} holds {str(value)[:40]} where an int or null belongs")
+            raise Malformed(f"{here()} holds {str(value)[:40]} where an int or null belongs")
     if status is not None and (type(status) is not str or len(status) > STATUS_MAX):
-        raise Malformed(f"{where}: status must be a string of at most {STATUS_MAX} characters or null")
+        raise Malformed(f"{here()}: status must be a string of at most {STATUS_MAX} characters or null")
+    old = before.output if before is not None else None
+    if type(kept) is not int or not 0 <= kept <= (len(old) if old is not None else 0) or (kept and output is None):
+        raise Malformed(f"{here()}: kept must count tokens of the output sent before, got {str(kept)[:40]}")
     if output is not None:
         if type(output) is not list or any(type(t) is not int or not -BIG < t < BIG for t in output):
-            raise Malformed(f"{where}: output must be a list of ints or null")
-        output = tuple(output)
+            raise Malformed(f"{here()}: output must be a list of ints or null")
+        output = old[:kept] + tuple(output) if kept and old is not None else tuple(output)
     return SeqView(seq_id, num_computed, num_tokens, num_blocks, None if status is None else clean(status), output)
 
 
 def reasons(value: Any, where: str) -> dict[str, str]:
+    if type(value) is dict and not value:
+        return {}
     if type(value) is not dict or any(type(v) is not str or len(v) > TEXT_MAX or len(k) > 200
                                       for k, v in value.items()):
         raise Malformed(f"{where} must map names to short strings")
@@ -164,8 +174,10 @@ def reasons(value: Any, where: str) -> dict[str, str]:
 
 
 def snapshot(value: Any, known: set[str], where: str, rows: dict[str, SeqView],
-             row_missing: dict[str, dict[str, str]]) -> Snapshot:
-    """Validate a white-box snapshot; rows not sent are carried forward from ``rows`` (updated in place).
+             row_missing: dict[str, dict[str, str]], last: dict[str, tuple[str, ...]], order: list[str]) -> Snapshot:
+    """Validate a white-box snapshot; rows and queues not sent are carried forward from ``rows`` and ``last``
+    (both updated in place; a queue named in "same" is the one last sent, the same tuple); ``order`` holds
+    the seq_ids of ``rows`` sorted, kept up to date here.
 
     ``row_missing`` keeps only sequences with unreadable fields, so the common case costs nothing.
     """
@@ -178,19 +190,29 @@ def snapshot(value: Any, known: set[str], where: str, rows: dict[str, SeqView],
     for seq_id, row in sent.items():
         if seq_id not in known:
             raise Malformed(f"{where}.seqs holds {seq_id[:40]!r}, which is not an added seq_id")
-        rows[seq_id] = seq_view(seq_id, row, f"{where}.seqs[{seq_id!r}]")
+        rows[seq_id] = seq_view(seq_id, row, where, rows.get(seq_id))
         if seq_id in sent_missing:
             row_missing[seq_id] = reasons(sent_missing[seq_id], f"{where}.seq_missing[{seq_id!r}]")
         else:
             row_missing.pop(seq_id, None)
     if len(rows) != len(known):
         raise Malformed(f"{where}: a sequence appeared without its first row")
-    queues = [ids(value[q], known, f"{where}.{q}") if q in value else None for q in ("waiting", "running", "finished")]
+    same = value.get("same", [])
+    if type(same) is not list or any(q not in QUEUES or q in value or q not in last for q in same):
+        raise Malformed(f"{where}.same must list queues sent before and not sent now")
+    for q in QUEUES:
+        if q in value:
+            last[q] = ids(value[q], known, f"{where}.{q}")
+        elif q not in same:
+            last.pop(q, None)
+    queues = [last.get(q) for q in QUEUES]
     why = tuple(sorted(missing.items()))
     if row_missing:
         why += tuple(sorted((f"{i}.{k}", v) for i, r in row_missing.items() for k, v in r.items()))
+    if len(order) != len(rows):  # a sequence was added: its row was sent, so every other row is known
+        order[:] = sorted(rows)
     return Snapshot(opt_int(value, "blocks_used", where), opt_int(value, "num_preemptions", where),
-                    queues[0], queues[1], queues[2], tuple(rows[i] for i in sorted(rows)), why)
+                    queues[0], queues[1], queues[2], tuple([rows[i] for i in order]), why)
 
 
 def call_error(value: Any, where: str) -> CallError:
@@ -217,6 +239,8 @@ def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int
     done: set[str] = set()
     rows: dict[str, SeqView] = {}  # the latest row of every added sequence (snapshots send changes only)
     row_missing: dict[str, dict[str, str]] = {}
+    queues: dict[str, tuple[str, ...]] = {}  # the latest of each queue (snapshots send changes only)
+    order: list[str] = []  # the seq_ids of rows, sorted
     steps = []
     for i, s in enumerate(raw, start=1):
         where = f"trace.steps[{i - 1}]"
@@ -231,7 +255,7 @@ def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int
             raise Malformed(f"{where}.schedule names a seq_id twice")
         finished = ids(s.get("finished"), known, f"{where}.finished")
         calls = pairs(s.get("sample_calls"), known, f"{where}.sample_calls", 0)
-        snaps = [snapshot(s.get(k), known, f"{where}.{k}", rows, row_missing) if white_box else None
+        snaps = [snapshot(s.get(k), known, f"{where}.{k}", rows, row_missing, queues, order) if white_box else None
                  for k in ("after_schedule", "after_update")]
         steps.append(ObservedStep(i, added, batch, finished, calls, *snaps))
         done.update(finished)

@@ -8,15 +8,39 @@ conformance.sandbox.protocol, load errors through ``load_failure``.
 from __future__ import annotations
 
 import signal
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from conformance.sandbox import protocol
 from conformance.sandbox.isolation import Isolation
+from conformance.sandbox.memo import Memo, item_key
+from conformance.sandbox.protocol import CallError, ObservedStep
 from conformance.sandbox.types import Limits, LoadFailure, WorkloadResult
-from spec.trace import Workload
+from spec.trace import Workload, workload_to_json
 
 Item = tuple[Workload, dict[str, Any], int, bool]  # workload, its JSON, its step cap, fresh-dict probe or not
 LOAD_KINDS = ("exception", "refused_import", "missing_api", "syntax")
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """A trace message as validated: its workload (local index), refused imports, steps, end and error."""
+
+    workload: int
+    refused: tuple[str, ...]
+    steps: tuple[ObservedStep, ...]
+    end: str
+    error: CallError | None
+
+
+TRACES: Memo[Trace] = Memo(96 << 20)  # by line and item digest (conformance.sandbox.memo); weight: line bytes
+
+
+@lru_cache(maxsize=1 << 14)
+def workload_key(workload: Workload, step_cap: int, white_box: bool) -> bytes:
+    """item_key of a workload, made once: a class runs the same workloads on every submission."""
+    return item_key(workload_to_json(workload), step_cap, white_box)
 
 
 class Run:
@@ -38,6 +62,14 @@ class Run:
         self.uid: int | None = None
         self.cap_eff: int | None = None
         self.budget_spent = False
+        self._keys: dict[int, bytes] = {}
+
+    def key(self, index: int) -> bytes:
+        """The digest of what reading workload `index`'s trace depends on besides the line (memo keys)."""
+        if index not in self._keys:
+            workload, _, cap, _ = self.items[index]
+            self._keys[index] = workload_key(workload, cap, self.limits.white_box)
+        return self._keys[index]
 
     def capture(self, stream: str, data: bytes) -> None:
         """Keep at most output_bytes of each stream; count everything."""
@@ -79,16 +111,26 @@ def load_failure(error: Any) -> LoadFailure:
     return failure
 
 
-def judge_trace(run: Run, index: int, message: dict[str, Any], cpu: float, wall: float) -> None:
-    """Turn a validated trace message into the workload's result (raises protocol.Malformed)."""
+def read_trace(run: Run, index: int, message: dict[str, Any]) -> Trace:
+    """Validate a trace message of workload `index` (raises protocol.Malformed)."""
     _, data, cap, _ = run.items[index]
-    steps, end, error = protocol.trace(message, data, cap, run.limits.white_box)
+    refused = message.get("refused")
+    names = tuple(protocol.clean(r[:100]) for r in refused[:20] if type(r) is str) if type(refused) is list else ()
+    workload = message.get("workload")
+    return Trace(workload if type(workload) is int else -1, names,
+                 *protocol.trace(message, data, cap, run.limits.white_box))
+
+
+def judge_trace(run: Run, index: int, trace: Trace, cpu: float, wall: float, digest: bytes = b"") -> None:
+    """Turn a validated trace into the workload's result; `digest` names the bytes it was read from."""
+    _, _, cap, _ = run.items[index]
+    steps, end, error, more = trace.steps, trace.end, trace.error, {"digest": digest}
     if end == "finished":
-        run.finish(index, "ok", "ok", cpu, wall, steps=steps)
+        run.finish(index, "ok", "ok", cpu, wall, steps=steps, **more)
     elif end == "step_cap":
         run.finish(index, "stalled", f"stalled: requests still unfinished after the step cap of {cap} steps "
                    f"(liveness bound + {run.limits.step_margin}); the submission stopped making progress",
-                   cpu, wall, steps=steps)
+                   cpu, wall, steps=steps, **more)
     else:
         assert error is not None
         where = f"in {error.call} at step {error.step}"
@@ -99,7 +141,7 @@ def judge_trace(run: Run, index: int, message: dict[str, Any], cpu: float, wall:
                                        f"{run.limits.memory_bytes >> 20} MB")
         else:
             status, cause = "exception", f"exception: {error.exc_type} raised {where}: {error.message}"
-        run.finish(index, status, cause, cpu, wall, steps=steps, error=error)
+        run.finish(index, status, cause, cpu, wall, steps=steps, error=error, **more)
 
 
 def signal_name(sig: int) -> str:

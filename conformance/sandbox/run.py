@@ -88,6 +88,11 @@ def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | M
                 run.budget_spent = True
                 break
         index = run_child(run, submission, index, deadline)
+        hangs = sum(r.hung for r in run.results.values())
+        if limits.max_timeouts is not None and hangs >= limits.max_timeouts:
+            for rest in range(index, len(items)):
+                run.finish(rest, "not_run", f"not_run: skipped after {hangs} runs timed out")
+            break
     finish_rest(run, budget.why() if run.budget_spent and budget else None)
     return SandboxResult(
         run.iso, tuple(run.results[i] for i in range(len(items))), run.load_error,

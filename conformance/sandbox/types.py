@@ -48,6 +48,7 @@ class Limits:
     white_box: bool = True  # read blocks_used, queues and sequence fields after every call
     isolation: str | None = None  # force a level of isolation.LEVELS; None: the best available
     hide: tuple[str, ...] = ()  # more directories to cover with an empty tmpfs (e.g. the other submissions)
+    max_timeouts: int | None = None  # after this many workloads hang, the rest are not run (None: no such cut)
 
     def __post_init__(self) -> None:
         for name in ("workload_seconds", "startup_seconds", "run_seconds"):
@@ -59,6 +60,8 @@ class Limits:
             value = getattr(self, name)
             if type(value) is not int or value < 0:
                 raise ValueError(f"Limits.{name} must be an int >= 0, got {value!r}")
+        if self.max_timeouts is not None and (type(self.max_timeouts) is not int or self.max_timeouts < 1):
+            raise ValueError(f"Limits.max_timeouts must be an int >= 1 or None, got {self.max_timeouts!r}")
         if any(type(p) is not str or not p.startswith("/") for p in self.hide):
             raise ValueError(f"Limits.hide must hold absolute paths, got {self.hide!r}")
 
@@ -75,6 +78,13 @@ class WorkloadResult:
     error: CallError | None = None  # the failing call, for "exception", "memory" and child-detected "protocol"
     seconds: float = 0.0  # CPU seconds of the child's whole process tree on this workload (load-independent)
     wall_seconds: float = 0.0  # wall time the parent measured (depends on the machine's load)
+    digest: bytes = b""  # of the report line and the workload it was read from (sandbox.memo); b"" if none
+
+    @property
+    def hung(self) -> bool:
+        """Whether it ended at a time limit, or was not run for lack of time (a SIGKILL is the hard CPU limit's)."""
+        killed = self.status == "signal" and "SIGKILL" in self.cause
+        return killed or self.status in ("timeout", "cpu_limit", "not_run")
 
 
 @dataclass(frozen=True, slots=True)

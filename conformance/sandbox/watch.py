@@ -18,11 +18,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conformance.sandbox import protocol
+from conformance.sandbox import protocol, record
 from conformance.sandbox.budget import current, remove_tree
 from conformance.sandbox.isolation import UID_BASE, plan
+from conformance.sandbox.memo import digest
 from conformance.sandbox.procs import host_pid, kill, kill_tree, strays, tree_cpu
-from conformance.sandbox.record import Run, ended, idle_limit, judge_trace, load_failure, stopped, wall_limit
+from conformance.sandbox.record import Run, Trace, ended, idle_limit, judge_trace, load_failure, stopped, wall_limit
 from conformance.sandbox.types import LoadFailure
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -175,12 +176,30 @@ class Child:
         elif min(elapsed, now - self.heard) >= idle_after:
             self.stop = "idle"
 
-    def on_message(self, msg: dict[str, Any]) -> None:
-        """Advance the protocol by one message (raises protocol.Malformed); docs/sandbox.md has the order."""
-        kind, run, now = msg["type"], self.run, time.monotonic()
+    def on_line(self, line: bytes) -> None:
+        """One report line: a trace whose exact bytes were read before for this workload is not read again."""
+        run = self.run
         self.messages += 1
         if self.messages > len(run.items) + 8:
             raise protocol.Malformed(f"more than {len(run.items) + 8} messages from one child")
+        key = b""
+        if self.loaded and self.current < len(run.items):
+            key = digest(line, run.key(self.current))
+            known = record.TRACES.get(key)
+            if known is not None and known.workload == self.current - self.first:
+                self.on_trace(known, key)
+                return
+        msg = protocol.parse_line(line)
+        if msg["type"] == "trace" and key:
+            trace = self.read(msg)
+            record.TRACES.put(key, trace, len(line))
+            self.on_trace(trace, key)
+        else:
+            self.on_message(msg)
+
+    def on_message(self, msg: dict[str, Any]) -> None:
+        """Advance the protocol by one message (raises protocol.Malformed); docs/sandbox.md has the order."""
+        kind, run, now = msg["type"], self.run, time.monotonic()
         if kind == "exit":  # from the supervisor: the worker is gone; drain what is left, briefly
             self.exit_info, self.run_deadline = msg, min(self.run_deadline, now + 1.0)
         elif kind == "crash":
@@ -199,20 +218,27 @@ class Child:
             self.sample()
             self.new_phase(now)
         elif kind == "trace" and self.current < len(run.items):
-            if msg.get("workload") != self.current - self.first:
-                raise protocol.Malformed(f"a trace for workload {str(msg.get('workload'))[:20]} arrived while "
-                                         f"workload {self.current} was running")
-            refused = msg.get("refused")
-            if type(refused) is list:
-                run.refused += [protocol.clean(r[:100]) for r in refused[:20] if type(r) is str]
-            self.sample()
-            judge_trace(run, self.current, msg, self.cpu - self.phase_cpu, now - self.phase_start)
-            if self.worker is not None:  # what a workload started dies with it: the next one starts clean
-                kill(strays(self.worker))
-            self.current += 1
-            self.new_phase(now)
+            self.on_trace(self.read(msg), b"")
         elif kind != "bye" or self.current != len(run.items):
             raise protocol.Malformed(f"unexpected message {kind[:40]!r}")
+
+    def read(self, msg: dict[str, Any]) -> Trace:
+        if msg.get("workload") != self.current - self.first:
+            raise protocol.Malformed(f"a trace for workload {str(msg.get('workload'))[:20]} arrived while "
+                                     f"workload {self.current} was running")
+        return record.read_trace(self.run, self.current, msg)
+
+    def on_trace(self, trace: Trace, key: bytes) -> None:
+        """The workload running now ended with this trace: record it, clear strays, start the next phase."""
+        run = self.run
+        run.refused += trace.refused
+        self.sample()
+        now = time.monotonic()
+        judge_trace(run, self.current, trace, self.cpu - self.phase_cpu, now - self.phase_start, key)
+        if self.worker is not None:  # what a workload started dies with it: the next one starts clean
+            kill(strays(self.worker))
+        self.current += 1
+        self.new_phase(now)
 
     def check_hello(self, msg: dict[str, Any]) -> None:
         """Note limits the child could not set, capabilities it kept, a project it can see (before any import)."""
@@ -255,7 +281,7 @@ class Child:
                         self.malformed = f"a message is longer than {LINE_MAX} bytes"
                     try:
                         for line in filter(None, lines):
-                            self.on_message(protocol.parse_line(line))
+                            self.on_line(line)
                     except (protocol.Malformed, RecursionError, MemoryError) as e:
                         self.malformed = str(e)[:300] or type(e).__name__
                     self.heard = time.monotonic()  # the time we spent reading is never the child's idleness

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.sandbox import protocol
-from conformance.sandbox.child import drive
+from conformance.sandbox.child import drive, trace_line
 from spec.model import Config
 from spec.trace import Request, liveness_bound, make_workload, run_workload, workload_to_json
 
@@ -32,7 +33,7 @@ def correct_module() -> Any:
     return module
 
 
-GENUINE: dict[str, Any] = {"type": "trace", "workload": 0, **drive(correct_module(), DATA, CAP)}
+GENUINE: dict[str, Any] = json.loads(trace_line(0, drive(correct_module(), DATA, CAP), []))
 
 
 def test_genuine_trace_is_accepted_and_matches_the_reference() -> None:
@@ -41,6 +42,21 @@ def test_genuine_trace_is_accepted_and_matches_the_reference() -> None:
     assert [s.schedule for s in steps] == [s.batch for s in run_workload(WORKLOAD).steps]
     last = steps[-1].after_update
     assert last is not None and last.blocks_used == 0 and {v.seq_id for v in last.seqs} == {"a1", "a2"}
+
+
+def test_unchanged_queues_and_output_prefixes_are_carried_forward() -> None:
+    """The child sends a queue only when it changed and an output as kept prefix + tail; the parent rebuilds both."""
+    steps, _, _ = protocol.trace(GENUINE, DATA, CAP, white_box=True)
+    sent = [GENUINE["steps"][i][k] for i in range(len(steps)) for k in ("after_schedule", "after_update")]
+    assert any(s["same"] for s in sent), "the workload never repeats a queue: pick one that does"
+    assert any(row[5] for s in sent for row in s["seqs"].values()), "no output was sent as a tail"
+    spec = run_workload(WORKLOAD).steps
+    for got, want in zip(steps, spec, strict=True):
+        for snap, state in ((got.after_schedule, want.after_schedule), (got.after_update, want.after_update)):
+            assert snap is not None
+            assert (snap.waiting, snap.running, snap.finished) == tuple(
+                tuple(q.seq_id for q in queue) for queue in (state.waiting, state.running, state.finished))
+            assert {v.seq_id: v.output for v in snap.seqs} == {q.seq_id: q.output for q in state.seqs()}
 
 
 def forged(edit: Any) -> dict[str, Any]:
@@ -66,6 +82,12 @@ def forged(edit: Any) -> dict[str, Any]:
     (lambda m: m["steps"][0]["after_update"]["seqs"]["a1"].__setitem__(0, 1 << 130), "where an int or null belongs"),
     (lambda m: m["steps"][0]["after_schedule"].__setitem__("seqs", {}), "without its first row"),
     (lambda m: m.__setitem__("error", {"kind": "protocol"}), "not every request"),
+    (lambda m: m["steps"][0]["after_schedule"].__setitem__("same", ["waiting"]), "queues sent before and not sent now"),
+    (lambda m: m["steps"][0]["after_update"].__setitem__("same", ["nowhere"]), "queues sent before"),
+    (lambda m: (m["steps"][0]["after_schedule"].pop("running"), m["steps"][0]["after_schedule"].__setitem__(
+        "same", ["running"])), "queues sent before and not sent now"),
+    (lambda m: m["steps"][0]["after_update"]["seqs"]["a1"].__setitem__(5, 9), "kept must count tokens"),
+    (lambda m: m["steps"][0]["after_update"]["seqs"]["a1"].pop(), "a list of 6 fields"),
 ])
 def test_forged_or_malformed_trace_is_rejected(edit: Any, words: str) -> None:
     with pytest.raises(protocol.Malformed) as caught:
@@ -95,3 +117,21 @@ def test_parse_line_accepts_only_plain_json_objects(line: bytes, words: str) -> 
     with pytest.raises(protocol.Malformed) as caught:
         protocol.parse_line(line)
     assert words in str(caught.value)
+
+
+def test_correct_reports_stay_far_below_the_report_cap() -> None:
+    """The child stops a run whose report passes REPORT_MAX (a stall caught at the same step every time, well
+    before its CPU limit); every run of a correct submission on the grading cases must stay far below it."""
+    from conformance.grading.judge import grading_cases
+    from conformance.grading.rubric import load_rubric
+    from conformance.sandbox.child import REPORT_MAX
+    from conformance.sandbox.run import prepare
+    from conformance.sandbox.types import Limits
+
+    module, largest = correct_module(), 0
+    for w in grading_cases(load_rubric())[1]:
+        _, data, cap, _ = prepare(w, Limits())
+        trace = drive(module, data, cap)
+        assert trace["end"] == "finished", data["name"]
+        largest = max(largest, len(trace_line(0, trace, [])))
+    assert largest < REPORT_MAX / 4, f"a correct run reports {largest} bytes; raise REPORT_MAX (child.py) with it"
