@@ -45,6 +45,10 @@ def _bounds(r: dict[str, object]) -> str:
 def _how(r: dict[str, object]) -> str:
     if r["kind"] == "bmc":
         return "BMC, assumes Inv (rests on the induction)" if r.get("lemmas") else "BMC, lemma-free"
+    if r["kind"] == "induction" and r.get("relational"):
+        fc = r.get("fault_check")
+        fails = f"; with {fc['fault']}: {fc['verdict']}" if isinstance(fc, dict) else ""
+        return f"relational induction (two runs side by side){fails}"
     return {"induction": "induction step", "modelcheck": "model check of spec.rules",
             "validation": "encoding vs spec.rules"}.get(str(r["kind"]), str(r["kind"]))
 

@@ -31,16 +31,28 @@ from spec.bounded.encode import (
     var,
 )
 
+# Faults of spec/faults.py that the encoding can carry (a second statement of the bug, so validate.py checks it
+# against the patched spec): the relational induction of OUT must fail on it.
+ENCODED_FAULTS = ("preempt_clears_output",)
+
 
 class Run:
     """The unrolled run of the model on symbolic inputs."""
 
     rounds = 0  # extra (or, negative, fewer) rounds of each unrolled loop; 0 is the exact unrolling
 
-    def __init__(self, bounds: Bounds, inputs: Inputs, tag: str = "",
-                 init: Snap | None = None, start: Term | int = 1) -> None:
-        """Unroll bounds.steps steps from `init` (default: empty), the first one numbered `start`."""
+    def __init__(self, bounds: Bounds, inputs: Inputs, tag: str = "", init: Snap | None = None,
+                 start: Term | int = 1, fault: str | None = None,
+                 first_eos: tuple[Term, ...] | None = None) -> None:
+        """Unroll bounds.steps steps from `init` (default: empty), the first one numbered `start`.
+
+        `fault`: one of ENCODED_FAULTS, encoded as spec/faults.py states it (validate.py checks the two agree).
+        `first_eos`: per slot, the index of the first draw that is eos (instead of the table inputs.eos)."""
+        if fault is not None and fault not in ENCODED_FAULTS:
+            raise ValueError(f"fault {fault!r} has no encoding; encoded: {', '.join(ENCODED_FAULTS)} (other faults "
+                             "are checked by model checking the patched spec: prove --inject)")
         self.b, self.x, self.tag = bounds, inputs, tag
+        self.fault, self.first_eos = fault, first_eos
         self.defs: list[z3.BoolRef] = []  # definitions of the named intermediate terms
         self.unwind: list[list[z3.BoolRef]] = []  # per step; each false: one more loop round would change nothing
         self.preempted_now: list[z3.BoolRef] = []  # per step: phase 1 preempted someone
@@ -104,9 +116,10 @@ class Run:
         """Preempt running[-1]: to the head of waiting (the queue is unchanged: it is the first waiting entry),
         KV freed, output kept."""
         v = pick(s.queue, s.r - 1)
+        out = put(s.out, v, num(0)) if self.fault == "preempt_clears_output" else s.out
         return replace(s, status=put(s.status, v, num(WAITING)), blocks=put(s.blocks, v, num(0)),
                        computed=put(s.computed, v, num(0)), used=s.used - pick(s.blocks, v),
-                       r=s.r - 1, w=s.w + 1, preemptions=s.preemptions + 1)
+                       r=s.r - 1, w=s.w + 1, preemptions=s.preemptions + 1, out=out)
 
     def chunk(self, s: Snap, seq: Term, budget: Term) -> tuple[Term, Term, Term]:
         """(remaining, n, num_computed + n: the tokens the blocks are sized for)."""
@@ -195,6 +208,8 @@ class Run:
             sample = z3.And(on, nc >= tokens)  # U.sample; else U.partial
             eos_row = self.x.eos[slot]  # one entry: a free choice for this step's token (induction)
             eos = eos_row[0] if len(eos_row) == 1 else pick(eos_row, s.drawn[slot], z3.BoolVal(False))
+            if self.first_eos is not None:  # only the first eos matters: the sequence finishes on it
+                eos = s.drawn[slot] == self.first_eos[slot]
             length = s.out[slot] + one_if(sample)  # the token is appended first
             done = z3.And(sample, z3.Or(eos, length >= self.x.max_tokens[slot]))  # U.finish
             fin.append(done)
@@ -215,4 +230,4 @@ class Run:
                               zero, queue, r, s.w, used, s.preemptions, num(0)))
 
 
-__all__ = ["Run", "FINISHED", "RUNNING", "UNARRIVED", "WAITING"]
+__all__ = ["ENCODED_FAULTS", "Run", "FINISHED", "RUNNING", "UNARRIVED", "WAITING"]

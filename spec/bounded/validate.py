@@ -134,10 +134,12 @@ class Mismatch:
 class Validator:
     """One unrolled run, evaluated on each workload's inputs (``evaluate.Compiled``), or solved (``solver=True``)."""
 
-    def __init__(self, bounds: Bounds = STREAM, rules: types.ModuleType = spec.rules) -> None:
+    def __init__(self, bounds: Bounds = STREAM, rules: types.ModuleType = spec.rules,
+                 fault: str | None = None) -> None:
+        """`fault`: build the encoding with this fault (transition.ENCODED_FAULTS); `rules` should carry it too."""
         self.b, self.rules = bounds, rules
         self.x = Inputs.fresh(bounds)
-        self.run = Run(bounds, self.x)
+        self.run = Run(bounds, self.x, fault=fault)
         terms: list[z3.ExprRef] = [u for us in self.run.unwind for u in us]
         terms += [e for row in self.x.eos for e in row]
         for snap in self.run.mid[1:] + self.run.post[1:]:
@@ -213,9 +215,11 @@ def _where(name: str, got: object, want: object) -> tuple[str, object, object]:
 
 
 def validate(count: int, seed: int = SEED, bounds: Bounds = STREAM, skip: int = 0,
-             rules: types.ModuleType = spec.rules, stop: int = 1) -> tuple[list[Mismatch], Stats]:
-    """Compare the encoding with `rules` on the `skip`-th to (skip + count)-th workloads of the seed's stream."""
-    v = Validator(bounds, rules)
+             rules: types.ModuleType = spec.rules, stop: int = 1,
+             fault: str | None = None) -> tuple[list[Mismatch], Stats]:
+    """Compare the encoding (with `fault`, if given) with `rules` on the `skip`-th to (skip + count)-th
+    workloads of the seed's stream."""
+    v = Validator(bounds, rules, fault)
     stats = Stats()
     bad: list[Mismatch] = []
     for i, w in enumerate(stream(seed, skip + count, bounds)):

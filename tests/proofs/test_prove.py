@@ -139,3 +139,30 @@ def test_quick_run_is_green_and_matches_the_stored_results(capsys):
     for row in stored["rows"]:
         assert any(line.startswith(f"{row['claim']:<24} {row['kind']:<10}") and row["verdict"] in line
                    for line in out.splitlines()), row
+
+
+def test_the_full_results_prove_out_by_relational_induction_that_fails_with_output_cleared():
+    rows = json.loads((cli.HERE / "results.json").read_text())["rows"]
+    out = [r for r in rows if r["claim"] == "OUT" and r["kind"] == "induction" and r.get("relational")]
+    assert len(out) == 1, "no relational induction row for OUT: run schedcheck prove --relational --write-results"
+    r = out[0]
+    assert r["slots"] >= 4 and r["block_sizes"] == [1, 2, 3, 4] and r["initial"] is True
+    assert r["verdict"] == "proved" and r["block_sizes_proved"] == [1, 2, 3, 4]
+    assert r["fault_check"]["fault"] == "preempt_clears_output" and r["fault_check"]["verdict"] == "counterexample"
+
+
+def test_the_full_results_have_n4_bmc_rows_for_the_invariants_with_the_k_reached():
+    rows = json.loads((cli.HERE / "results.json").read_text())["rows"]
+    n4 = {r["claim"]: r for r in rows if r["kind"] == "bmc" and r["bounds"]["slots"] == 4 and not r["lemmas"]}
+    assert set(n4) == set(cli.FULL4_CLAIMS)
+    for r in n4.values():
+        assert r["verdict"] in ("proved", "unknown"), r
+        if r["verdict"] == "unknown":
+            assert len(r["step_seconds"]) == r["steps_proved"] + 1, r
+
+
+def test_relational_row_is_unknown_when_the_fault_check_cannot_fail(monkeypatch):
+    """A proof that also holds on the bug it is about proves nothing: the row must not say proved."""
+    from spec.bounded import relational
+    monkeypatch.setattr(relational, "prove_out", lambda *a, **k: relational.Verdict("proved", 0.0, (1, 2, 3, 4)))
+    assert cli.relational_row(2, 1.0)["verdict"] == "unknown"
