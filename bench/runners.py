@@ -18,6 +18,7 @@ from typing import Any
 from bench.floor import FloorScheduler, Plan
 from bench.workloads import BenchWorkload, sample, spec_sample
 from impl.scheduler import Scheduler, Sequence, SequenceStatus
+from spec.loop import Steps
 from spec.model import Config, Seq, State, Status
 from spec.rules import add as spec_add
 from spec.rules import schedule as spec_schedule
@@ -52,17 +53,20 @@ def new_impl(w: BenchWorkload) -> tuple[Scheduler, list[Sequence]]:
 def record(w: BenchWorkload) -> Recording:
     """Run impl once, untimed, and note who ran at each step and who was preempted."""
     sched, seqs = new_impl(w)
-    pending = list(zip(w.requests, seqs, strict=True))[::-1]
+    arrival = {q.seq_id: a for q, (_, _, _, a) in zip(seqs, w.requests, strict=True)}
     plan: Plan = []
     scheduled: list[int] = []
     spec_batches = []
     steps_with_preemption = 0
     by_id = {q.seq_id: q for q in seqs}
+    limit = w.steps if w.steps is not None else sum(p + m for _, p, m, _ in w.requests) + max(arrival.values())
+    run = Steps(seqs, lambda q: arrival[q.seq_id], lambda q: q.seq_id, limit)
+    if w.steps is not None:  # a fixed number of steps: the run does not stop when everything has finished
+        run.unfinished.add("")
     step = 0
-    while (w.steps is None and (pending or sched.waiting or sched.running)) or (w.steps is not None and step < w.steps):
-        step += 1
-        while pending and pending[-1][0][3] == step:
-            sched.add(pending.pop()[1])
+    for step, arrivals in run:
+        for seq in arrivals:
+            sched.add(seq)
         before_running = list(sched.running)
         before = sched.num_preemptions
         batch = sched.schedule()
@@ -74,7 +78,7 @@ def record(w: BenchWorkload) -> Recording:
         scheduled.append(len(batch))
         if w.spec_start < step <= w.spec_start + w.spec_steps:
             spec_batches.append(list(batch.items()))
-        sched.update()
+        run.finished(q.seq_id for q in sched.update())
     if w.steps is None:
         assert len(sched.finished) == len(w.requests), "the recording run did not finish every request"
     return Recording(step, seqs, plan, scheduled, sched.num_preemptions, steps_with_preemption, spec_batches)

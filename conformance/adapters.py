@@ -25,9 +25,7 @@ from conformance.sandbox.child import QUEUE_TYPES
 from spec.model import Config, Sample, State
 from spec.rules import add as spec_add
 from spec.rules import initial_state, schedule, update
-from spec.trace import snapshot_to_json
-
-Snapshot = dict[str, Any]  # the JSON form of spec.trace.snapshot_to_json
+from spec.trace import SeqFields, Snapshot, snapshot_to_json
 
 
 class SchedulerUnderTest(Protocol):
@@ -111,8 +109,8 @@ class CanonicalAdapter:
                 self.missing = f"the submission's Scheduler has no attribute {name!r}"
                 return None
         try:
-            queues = {name: _queue_ids(getattr(s, name), name) for name in ("waiting", "running", "finished")}
-            seqs = {}
+            queues = [_queue_ids(getattr(s, name), name) for name in ("waiting", "running", "finished")]
+            seqs: dict[str, SeqFields] = {}
             for seq_id in sorted(self.seqs):
                 q = self.seqs[seq_id]
                 status = q.status
@@ -122,7 +120,8 @@ class CanonicalAdapter:
         except (AttributeError, TypeError) as e:  # present but malformed: a finding, not a note
             raise SnapshotError(f"the white-box state cannot be read: {type(e).__name__}: {e}; every queue holds "
                                 "Sequence objects") from None
-        return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, **queues, "seqs": seqs}
+        return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, "waiting": queues[0],
+                "running": queues[1], "finished": queues[2], "seqs": seqs}
 
 
 @dataclass(frozen=True)

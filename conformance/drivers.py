@@ -15,7 +15,8 @@ from typing import Any, cast
 from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
 from conformance.checks.checkers import expected_trace
 from conformance.limits import RUN_SECONDS, CallTimeout, time_limit
-from spec.trace import Workload, liveness_bound, workload_to_json
+from spec.loop import Steps
+from spec.trace import Request, Snapshot, Workload, liveness_bound, workload_to_json
 
 OBSERVED_FORMAT = "schedcheck/observed"
 STALL_STEPS = 64  # after this many empty batches in a row, all requests arrived, a run stops as if at its bound
@@ -120,27 +121,16 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
     try:
         sut: SchedulerUnderTest = factory(workload.config, sample)
     except (Exception, CallTimeout) as e:  # the submission's constructor raised
-        return fail(type(e).__name__, str(e))
-    pending = sorted(workload.requests, key=lambda r: r.arrival)
-    ids = {r.seq_id for r in workload.requests}
-    done: set[str] = set()
+        return fail(raised(e)[0], str(e))
     bound = liveness_bound(workload.requests)
     cap = step_cap(workload, bound)
+    run: Steps[Request] = Steps(workload.requests, lambda r: r.arrival, lambda r: r.seq_id, min(bound, cap))
     idle = 0  # consecutive empty batches with every request arrived
-    while pending or not ids <= done:
-        step += 1
-        if step > bound:
-            observed["stop"] = "bound"
-            break
-        if step > cap:
-            call = "schedule"
-            return fail("CallTimeout", f"still unfinished after {cap} steps, far past the spec's last step "
-                        "(an endless loop?); the liveness bound of this workload is too large to run to")
+    for step, arrivals in run:
         record: dict[str, Any] = {"step": step, "added": []}
         steps.append(record)
         try:
-            while pending and pending[0].arrival <= step:
-                r = pending.pop(0)
+            for r in arrivals:
                 call = f"add({r.seq_id!r})"
                 sut.add(r.seq_id, r.prompt_len, r.max_tokens)
                 record["added"].append(r.seq_id)
@@ -164,21 +154,38 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
             if finished_now is None:
                 return fail("bad_result", f"update() returned {_show(finished)}; expected a list of finished seq_ids")
             record["finished"] = finished_now
-            done.update(finished_now)
-            idle = idle + 1 if not record["schedule"] and not pending else 0
+            run.finished(finished_now)
+            idle = idle + 1 if not record["schedule"] and not run.pending else 0
             if idle >= STALL_STEPS:  # stuck with everything arrived: the rest would repeat up to the bound
                 observed["stop"] = "bound"
                 break
             if white_box and observed["white_box_error"] is None:
                 record["after_update"] = _snapshot(sut, observed, step, call)
         except (Exception, CallTimeout) as e:  # the submission raised or hung: a finding, never a suite crash
-            return fail(type(e).__name__, str(e) or repr(e))
+            return fail(*raised(e))
+    if not run.done and observed["stop"] != "bound":
+        if cap < bound:
+            step, call = step + 1, "schedule"
+            return fail("CallTimeout", f"still unfinished after {cap} steps, far past the spec's last step "
+                        "(an endless loop?); the liveness bound of this workload is too large to run to")
+        observed["stop"] = "bound"
     try:
         outputs = sut.outputs()
     except Exception:
         outputs = None
     observed["outputs"] = None if outputs is None else {k: list(v) for k, v in sorted(outputs.items())}
     return observed
+
+
+RESERVED_KINDS = ("bad_result", "CallTimeout")  # error kinds the drivers give; an exception never takes one
+
+
+def raised(e: BaseException) -> tuple[str, str]:
+    """The error record's kind and message for an exception from the submission (or a timeout)."""
+    if isinstance(e, CallTimeout):
+        return "CallTimeout", str(e) or repr(e)
+    name = type(e).__name__
+    return (f"{name} (raised)" if name in RESERVED_KINDS else name), str(e) or repr(e)
 
 
 def min_steps(workload: Workload) -> int:
@@ -210,7 +217,7 @@ def step_cap(workload: Workload, bound: int) -> int:
     return STEP_CAP + 2 * len(expected_trace(workload).steps)
 
 
-def _snapshot(sut: SchedulerUnderTest, observed: dict[str, Any], step: int, call: str) -> dict[str, Any] | None:
+def _snapshot(sut: SchedulerUnderTest, observed: dict[str, Any], step: int, call: str) -> Snapshot | None:
     """The white-box snapshot, or None with a note saying which attribute is missing.
 
     Attributes that exist but cannot be read (a None in a queue) are recorded as a

@@ -108,6 +108,14 @@ FAULTS: tuple[Fault, ...] = (
 )
 BY_NAME: dict[str, Fault] = {f.name: f for f in FAULTS}
 
+# Faults of the spec's own guards, not bugs of a scheduler (submissions need not detect protocol misuse,
+# docs/rules.md "Settled here"): there so that every claim of the proofs has a fault that breaks it.
+GUARD_FAULTS: tuple[Fault, ...] = (
+    Fault("protocol_pending_truthy", "schedule_explained", (
+        Edit("if state.pending is not None:", "if state.pending:"),)),  # an empty batch no longer counts as pending
+)
+GUARDS: dict[str, Fault] = {f.name: f for f in GUARD_FAULTS}
+
 # Catalog bugs that are shapes of mutable code, with no counterpart in a pure transition function.
 NOT_EXPRESSIBLE: dict[str, str] = {
     "batch_not_copied": "aliasing of the returned dict: the pure model returns a tuple no caller can change",
@@ -117,30 +125,44 @@ NOT_EXPRESSIBLE: dict[str, str] = {
 }
 
 
+def apply_edits(text: str, edits: tuple[Edit, ...], what: str) -> str:
+    """`text` with each edit applied in order; FaultError (naming `what`) if an anchor is not there exactly once."""
+    for edit in edits:
+        count = text.count(edit.anchor)
+        if count != 1:
+            raise FaultError(f"{what}: anchor {edit.anchor!r} occurs {count} times (expected exactly once); the "
+                             "text it edits changed: update the edit")
+        text = text.replace(edit.anchor, edit.replacement)
+    return text
+
+
 def patched_source(name: str, source: str | None = None) -> str:
     """The text of spec/rules.py (or `source`) with fault `name` applied."""
-    fault = BY_NAME.get(name)
+    fault = BY_NAME.get(name) or GUARDS.get(name)
     if fault is None:
         why = NOT_EXPRESSIBLE.get(name)
         raise FaultError(f"fault {name!r}: " + (f"not expressible as an edit of spec/rules.py ({why})" if why else
-                         f"unknown; known faults: {', '.join(BY_NAME)}"))
+                         f"unknown; known faults: {', '.join([*BY_NAME, *GUARDS])}"))
     text = RULES_PATH.read_text() if source is None else source
-    for edit in fault.edits:
-        count = text.count(edit.anchor)
-        if count != 1:
-            raise FaultError(f"fault {name!r}: anchor {edit.anchor!r} occurs {count} times in {RULES_PATH} "
-                             "(expected exactly once); update the fault's edit in spec/faults.py to the new text")
-        text = text.replace(edit.anchor, edit.replacement)
-    return text
+    return apply_edits(text, fault.edits, f"fault {name!r} of {RULES_PATH} (spec/faults.py)")
+
+
+def module_with(edits: tuple[Edit, ...], name: str) -> types.ModuleType:
+    """A fresh module: spec/rules.py with `edits` applied, named for `name`."""
+    return _module(apply_edits(RULES_PATH.read_text(), edits, f"{name} (edits of {RULES_PATH})"), name)
+
+
+def _module(source: str, name: str) -> types.ModuleType:
+    module = types.ModuleType(f"spec.rules_with_{name}")
+    module.__file__ = str(RULES_PATH)
+    exec(compile(source, f"{RULES_PATH} [fault {name}]", "exec"), module.__dict__)
+    return module
 
 
 @functools.cache
 def load(name: str) -> types.ModuleType:
     """A fresh module: spec/rules.py with fault `name` applied (cached per process)."""
-    module = types.ModuleType(f"spec.rules_with_{name}")
-    module.__file__ = str(RULES_PATH)
-    exec(compile(patched_source(name), f"{RULES_PATH} [fault {name}]", "exec"), module.__dict__)
-    return module
+    return _module(patched_source(name), name)
 
 
 def rules(name: str | None) -> types.ModuleType:

@@ -12,8 +12,10 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from spec.errors import InvalidWorkload, SpecError
+from spec.loop import Steps
 from spec.model import Batch, Config, Event, Sample, State
 from spec.rules import add, initial_state, peak_blocks, schedule_explained, update_explained
 
@@ -139,7 +141,6 @@ def run(config: Config, requests: Sequence[Request], sample: Sample, name: str =
     for r in requests:
         if type(r.arrival) is not int or r.arrival < 1:
             raise InvalidWorkload(f"request {r.seq_id!r}: arrival must be an int >= 1, got {r.arrival!r}")
-    pending = sorted(requests, key=lambda r: r.arrival)
     bound = liveness_bound(requests)
     state = initial_state(config)
     steps: list[Step] = []
@@ -150,21 +151,18 @@ def run(config: Config, requests: Sequence[Request], sample: Sample, name: str =
         calls.append((seq_id, token))
         return token
 
-    step = 0
-    while pending or state.waiting or state.running:
-        step += 1
-        if step > bound:
-            raise SpecError(f"the model ran past the liveness bound {bound} steps; this is a bug in the spec")
-        added = []
-        while pending and pending[0].arrival == step:
-            r = pending.pop(0)
+    run_steps: Steps[Request] = Steps(requests, lambda r: r.arrival, lambda r: r.seq_id, bound)
+    for step, arrivals in run_steps:
+        for r in arrivals:
             state = add(state, r.seq_id, r.prompt_len, r.max_tokens)
-            added.append(r.seq_id)
         after_schedule, batch, s_events = schedule_explained(state)
         first_call = len(calls)
         state, done, u_events = update_explained(after_schedule, recording)
-        steps.append(Step(step, tuple(added), batch, s_events + u_events, tuple(calls[first_call:]),
-                          tuple(s.seq_id for s in done), after_schedule, state))
+        run_steps.finished(s.seq_id for s in done)
+        steps.append(Step(step, tuple(r.seq_id for r in arrivals), batch, s_events + u_events,
+                          tuple(calls[first_call:]), tuple(s.seq_id for s in done), after_schedule, state))
+    if not run_steps.done:
+        raise SpecError(f"the model ran past the liveness bound {bound} steps; this is a bug in the spec")
     return Trace(workload, tuple(steps))
 
 
@@ -192,7 +190,28 @@ def workload_to_json(w: Workload) -> dict[str, object]:
     }
 
 
-def snapshot_to_json(s: State) -> dict[str, object]:
+class SeqFields(TypedDict):
+    """One sequence's fields in a snapshot."""
+
+    num_computed: int
+    num_tokens: int
+    num_blocks: int
+    status: str  # the status's name: WAITING, RUNNING or FINISHED
+    output: list[int]
+
+
+class Snapshot(TypedDict):
+    """The white-box state after one call, as every trace holds it (docs/trace-format.md)."""
+
+    blocks_used: int
+    num_preemptions: int
+    waiting: list[str]  # seq_ids, head first
+    running: list[str]  # seq_ids, admission order
+    finished: list[str]  # seq_ids, finishing order
+    seqs: dict[str, SeqFields]  # every added sequence, by seq_id in sorted order
+
+
+def snapshot_to_json(s: State) -> Snapshot:
     return {
         "blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions,
         "waiting": [q.seq_id for q in s.waiting], "running": [q.seq_id for q in s.running],

@@ -20,11 +20,13 @@ from typing import Any
 from conformance.adapters import Factory, SchedulerUnderTest, contents, seq_fields
 from conformance.checks.checkers import Finding
 from conformance.checks.probes import first_difference
-from conformance.drivers import Recorder, batch_pairs, batch_problem, run_workload
+from conformance.drivers import OBSERVED_FORMAT, Recorder, batch_pairs, batch_problem, raised, run_workload
 from conformance.limits import RUN_SECONDS as DRIVER_SECONDS
 from conformance.limits import CallTimeout, time_limit
+from spec.loop import Steps
 from spec.model import Config
 from spec.trace import (
+    Request,
     Workload,
     liveness_bound,
     make_workload,
@@ -100,35 +102,36 @@ class _Lane:
 
     def __init__(self, w: Workload, factory: Factory, cap: int) -> None:
         self.w = w
-        self.bound = min(liveness_bound(w.requests), cap)  # computed once: it is O(requests)
+        self.run: Steps[Request] = Steps(w.requests, lambda r: r.arrival, lambda r: r.seq_id,
+                                         min(liveness_bound(w.requests), cap))
         self.sample = Recorder(w)
-        self.pending = sorted(w.requests, key=lambda r: r.arrival)
-        self.ids = {r.seq_id for r in w.requests}
-        self.done: set[str] = set()
         self.steps: list[dict[str, Any]] = []
-        self.obs: dict[str, Any] = {"workload": workload_to_json(w), "white_box": False, "note": None,
+        self.obs: dict[str, Any] = {"format": OBSERVED_FORMAT, "version": 1, "workload": workload_to_json(w),
+                                    "white_box": False, "note": None,
                                     "steps": self.steps, "outputs": None, "stop": "done", "error": None,
                                     "white_box_error": None}
         self.call = "create"
         self.sut: SchedulerUnderTest = self.guard(lambda: factory(w.config, self.sample), 0)
 
-    def live(self, step: int) -> bool:
-        return self.obs["error"] is None and step <= self.bound and \
-            bool(self.pending or not self.ids <= self.done)
+    def live(self) -> bool:
+        """Whether this lane takes the next step: no error, not done, not at its limit."""
+        return self.obs["error"] is None and not self.run.done and self.run.step < self.run.limit
 
     def guard(self, fn: Callable[[], Any], step: int) -> Any:
         try:
             return fn()
         except Exception as e:  # the submission raised: recorded, as the driver does
             self.obs["stop"] = "error"
-            self.obs["error"] = {"step": step, "call": self.call, "kind": type(e).__name__, "message": str(e)}
+            self.obs["error"] = {"step": step, "call": self.call, "kind": raised(e)[0], "message": str(e)}
             return None
 
-    def schedule(self, step: int) -> None:
+    def schedule(self) -> None:
+        arrivals = self.run.next()
+        assert arrivals is not None, "schedule() of a lane that is not live"
+        step = self.run.step
         record: dict[str, Any] = {"step": step, "added": []}
         self.steps.append(record)
-        while self.pending and self.pending[0].arrival <= step:
-            r = self.pending.pop(0)
+        for r in arrivals:
             self.call = f"add({r.seq_id!r})"
             self.guard(partial(self.sut.add, r.seq_id, r.prompt_len, r.max_tokens), step)
             record["added"].append(r.seq_id)
@@ -143,10 +146,10 @@ class _Lane:
         self.steps[-1]["sampled"] = self.sample.calls[first:]
         if isinstance(got, list):
             self.steps[-1]["finished"] = list(got)
-            self.done.update(got)
+            self.run.finished(got)
 
     def finish(self) -> dict[str, Any]:
-        if self.obs["error"] is None and (self.pending or not self.ids <= self.done):
+        if self.obs["error"] is None and not self.run.done:
             self.obs["stop"] = "bound"
         if self.obs["error"] is None:
             self.obs["outputs"] = self.guard(self.sut.outputs, len(self.steps))
@@ -160,11 +163,11 @@ def interleave(workloads: list[Workload], factory: Factory, cap: int) -> list[di
     step = 0
     try:
         with time_limit(RUN_SECONDS):
-            while any(lane.live(step + 1) for lane in lanes):
+            while any(lane.live() for lane in lanes):
                 step += 1
                 for lane in lanes:
-                    if lane.live(step):
-                        lane.schedule(step)
+                    if lane.live():
+                        lane.schedule()
                 for lane in lanes:
                     if lane.obs["error"] is None and lane.steps and lane.steps[-1]["step"] == step:
                         lane.update(step)

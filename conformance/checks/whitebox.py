@@ -11,6 +11,7 @@ spec's state after the same call.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 from conformance.checks.checkers import Finding, expected_trace
@@ -56,7 +57,7 @@ def most_specific(violations: list[Violation]) -> Violation:
     return min(violations, key=rank)
 
 
-def to_state(config: Config, requests: dict[str, tuple[int, int]], snap: dict[str, Any],
+def to_state(config: Config, requests: dict[str, tuple[int, int]], snap: Mapping[str, Any],
              pending: list[list[Any]] | None = None) -> State:
     """Rebuild a spec State from a snapshot, so the spec's invariant checks can judge it."""
     def seq(seq_id: str) -> Seq:
@@ -70,7 +71,7 @@ def to_state(config: Config, requests: dict[str, tuple[int, int]], snap: dict[st
                  snap["num_preemptions"], batch)
 
 
-def field_mismatch(got: dict[str, Any], want: dict[str, Any]) -> tuple[str, str, Any, Any] | None:
+def field_mismatch(got: Mapping[str, Any], want: Mapping[str, Any]) -> tuple[str, str, Any, Any] | None:
     """The first observable field where a snapshot differs from the spec's: (rule, name, spec, submission)."""
     for name in ("blocks_used", "num_preemptions", "running", "waiting", "finished"):
         if got[name] != want[name]:
@@ -87,7 +88,7 @@ def field_mismatch(got: dict[str, Any], want: dict[str, Any]) -> tuple[str, str,
     return None
 
 
-def _spec_finding(k: int, call: str, got: dict[str, Any], want: State) -> Finding | None:
+def _spec_finding(k: int, call: str, got: Mapping[str, Any], want: State) -> Finding | None:
     diff = field_mismatch(got, snapshot_to_json(want))
     if diff is None:
         return None
@@ -148,7 +149,7 @@ def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
 
 
 def _call(k: int, call: str, config: Config, requests: dict[str, tuple[int, int]], before: State,
-          batch: tuple[tuple[str, int], ...], snap: dict[str, Any], pending: list[list[Any]],
+          batch: tuple[tuple[str, int], ...], snap: Mapping[str, Any], pending: list[list[Any]],
           spec: Any) -> tuple[Finding | None, State]:
     """Judge the state after one call: the invariants, then num_tokens, then every field against the spec's."""
     after = to_state(config, requests, snap, pending if call == "schedule" else None)

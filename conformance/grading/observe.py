@@ -7,16 +7,13 @@ grader's process, so a verdict never depends on anything the submission computed
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from conformance.checks import checkers, probes
 from conformance.checks.checkers import Finding
-from conformance.sandbox.child import WRONG_TYPE
 from conformance.sandbox.memo import Memo, digest
-from conformance.sandbox.protocol import ObservedStep, SeqView, Snapshot
 from conformance.sandbox.types import WorkloadResult
 from spec.golden import GoldenCase
 from spec.trace import Workload, workload_to_json
@@ -49,64 +46,11 @@ def category(r: WorkloadResult) -> str:
     return "timeout" if r.hung else CRASHES[r.status]
 
 
-def _snapshot(s: Snapshot | None, rows: dict[int, tuple[SeqView, dict[str, Any]]],
-              last: dict[str, Any]) -> dict[str, Any] | None:
-    """A snapshot in the observed-trace form. A sequence's row, or a queue, that the child did not resend is
-    the same object as before (conformance.sandbox.protocol), so its dict or list is made once per run and
-    kept in `rows` or `last`, and a snapshot whose rows are all unchanged shares the previous one's seqs
-    dict: a long run of a crowd would otherwise rebuild hundreds of unchanged rows at every call. Read-only."""
-    if s is None or s.missing or None in (s.blocks_used, s.num_preemptions, s.waiting, s.running, s.finished):
-        return None
-    if last.get("views") is not None and len(last["views"]) == len(s.seqs) and all(
-            map(operator.is_, last["views"], s.seqs)):
-        seqs = last["seqs"]
-    else:
-        seqs = {}
-        for v in s.seqs:
-            made = rows.get(id(v))
-            if made is None:
-                if None in (v.num_computed, v.num_tokens, v.num_blocks, v.status, v.output):
-                    return None
-                made = rows[id(v)] = (v, {"num_computed": v.num_computed, "num_tokens": v.num_tokens,
-                                          "num_blocks": v.num_blocks, "status": v.status,
-                                          "output": list(v.output or ())})  # the view is kept: its id stays unique
-            seqs[v.seq_id] = made[1]
-        last["views"], last["seqs"] = s.seqs, seqs
-    queues = {}
-    for name in ("waiting", "running", "finished"):
-        ids = getattr(s, name)
-        kept = last.get(name)
-        if kept is None or kept[0] is not ids:
-            kept = last[name] = (ids, list(ids))
-        queues[name] = kept[1]
-    return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, **queues, "seqs": seqs}
-
-
 def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
-    """The conformance suite's observed-trace form of a sandboxed run (conformance.drivers)."""
-    rule = workload.sample
-    known = {seq_id for seq_id, _ in rule.base}  # a sample call for an id the workload never added has no token
-
-    def token(seq_id: str, k: int) -> int | None:
-        return rule(seq_id, (0,) * k) if seq_id in known else None
-
-    steps: list[dict[str, Any]] = []
-    missing = None
-    white_box_error = None
-    rows: dict[int, tuple[SeqView, dict[str, Any]]] = {}
-    made: dict[str, Any] = {}
-    for s in r.steps:
-        assert isinstance(s, ObservedStep)
-        after_s, after_u = _snapshot(s.after_schedule, rows, made), _snapshot(s.after_update, rows, made)
-        if white_box_error is None:
-            white_box_error = _mistyped(s)
-        if (after_s is None or after_u is None) and missing is None:
-            snap = s.after_schedule or s.after_update
-            missing = ", ".join(f"{a} ({why})" for a, why in snap.missing) if snap and snap.missing else "unreadable"
-        steps.append({"step": s.step, "added": list(s.added), "schedule": [list(p) for p in s.schedule],
-                      "after_schedule": after_s,
-                      "sampled": [[i, k, token(i, k)] for i, k in s.sample_calls],
-                      "finished": list(s.finished), "after_update": after_u})
+    """The observed trace of a sandboxed run (docs/trace-format.md): the child's steps as the parent
+    validated them, ended as the parent saw the run end (a limit it enforced, a crash it saw)."""
+    d = r.trace
+    steps = list(d.steps) if d is not None else []
     stop = {"ok": "done", "stalled": "bound"}.get(r.status, "error")
     error = None
     if stop == "error":
@@ -114,25 +58,18 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
         if category(r) == "timeout":  # the same words whichever limit (wall, CPU) fired first
             error = {"step": len(steps) + 1, "call": "run", "kind": "CallTimeout",
                      "message": "did not finish within its time limit (an endless loop, or far too slow)"}
+        elif e is not None:
+            error = {**e, "kind": "bad_result", "message": r.cause} if r.status == "protocol" else dict(e)
         else:
-            kind = "bad_result" if r.status == "protocol" else e.exc_type if e else r.status
-            error = {"step": e.step if e else len(steps) + 1, "call": e.call if e else "run", "kind": kind,
-                     "message": e.message if e and r.status != "protocol" else r.cause}
-    last = steps[-1]["after_update"] if steps else None
+            error = {"step": len(steps) + 1, "call": "run", "kind": "bad_result" if r.status == "protocol"
+                     else r.status, "message": r.cause}
+    last = steps[-1].get("after_update") if steps else None
     outputs = {k: v["output"] for k, v in last["seqs"].items()} if last and stop == "done" else None
+    note = d.note if d is not None and d.white_box_error is None else None
     return {"format": "schedcheck/observed", "version": 1, "workload": workload_to_json(workload),
-            "white_box": True, "note": f"white-box checks skipped: {missing}" if missing and not white_box_error
-            else None, "steps": steps, "outputs": outputs, "stop": stop, "error": error,
-            "white_box_error": white_box_error}
-
-
-def _mistyped(s: ObservedStep) -> dict[str, Any] | None:
-    """A white-box attribute that is there but not of its docs/api.md type: a finding (I6), not a missing one."""
-    for call, snap in (("schedule", s.after_schedule), ("update", s.after_update)):
-        for _, why in snap.missing if snap is not None else ():
-            if why.startswith(WRONG_TYPE):
-                return {"step": s.step, "call": call, "message": why[len(WRONG_TYPE):]}
-    return None
+            "white_box": True, "note": f"white-box checks skipped: {note}" if note else None, "steps": steps,
+            "outputs": outputs, "stop": stop, "error": error,
+            "white_box_error": d.white_box_error if d is not None else None}
 
 
 def judge_case(case: Case, observed: dict[str, Any], twin: dict[str, Any] | None,

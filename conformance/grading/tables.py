@@ -7,6 +7,7 @@ differ; the first divergence is marked and the spec's reasons for it follow.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from conformance.checks.checkers import Finding, expected_trace
@@ -57,7 +58,7 @@ def markdown_table(w: Workload, observed: dict[str, Any], finding: Finding | Non
     for i in range(min(max(len(steps), len(spec)), MAX_ROWS)):
         got = steps[i] if i < len(steps) else {}
         want = spec[i] if i < len(spec) else None
-        want_snap = snapshot_to_json(want.after_update) if want else {}
+        want_snap: Mapping[str, Any] = snapshot_to_json(want.after_update) if want else {}
         got_snap = got.get("after_update") or {}
         mark = " ◀" if finding is not None and finding.step == i + 1 else ""
         cells = [_cell(fmt_batch(got.get("schedule") or []) if got else "-",

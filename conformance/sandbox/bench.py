@@ -74,7 +74,7 @@ def measure(path: Path, workloads: list[Workload], limits: Limits | None = None)
         began = time.perf_counter()
         traces = [drive(module, w, cap) for w, cap in data]
         best_in = min(best_in, time.perf_counter() - began)
-        assert all(t["end"] == "finished" for t in traces), "the submission failed in-process; pick a correct one"
+        assert all(t["stop"] == "done" for t in traces), "the submission failed in-process; pick a correct one"
         began = time.perf_counter()
         result = run_in_sandbox(path, workloads, limits)
         best_out = min(best_out, time.perf_counter() - began)

@@ -17,6 +17,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from spec.loop import Steps
+
 __builtins__ = dict(builtins.__dict__)  # type: ignore[assignment] # functions below keep this copy when a submission patches builtins
 PROTOCOL = 1
 BIG = 1 << 128  # ints must be strictly inside (-BIG, BIG): the corpus goes past 64 bits; a bound keeps parsing cheap
@@ -223,7 +225,7 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[obj
 
 def trace_line(index: int, trace: dict[str, object], refused: list[str]) -> str:
     """The trace message of workload `index`: drive()'s steps are already encoded, so they are spliced in."""
-    head = encode({"type": "trace", "workload": index, "end": trace["end"], "error": trace["error"],
+    head = encode({"type": "trace", "workload": index, "stop": trace["stop"], "error": trace["error"],
                    "refused": refused})
     steps: Any = trace["steps"]
     return head[:-1] + ',"steps":[' + ",".join(steps) + "]}"
@@ -233,10 +235,19 @@ def never() -> bool:
     return False
 
 
+RESERVED_KINDS = ("bad_result", "CallTimeout")  # error kinds the driver itself gives (docs/trace-format.md)
+
+
+def exception_kind(e: BaseException) -> tuple[str, str]:
+    """An error record's kind and message for an exception the submission raised; never a reserved kind."""
+    name, message = describe(e)
+    return (f"{name} (raised)" if name in RESERVED_KINDS else name), message
+
+
 def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool = True,
           probed: Callable[[], bool] = never) -> dict[str, object]:
-    """Run one workload through the docs/api.md protocol; the observed trace as plain JSON data, each step's
-    record already encoded as JSON text (trace_line makes the message).
+    """Run one workload through the docs/api.md protocol; the observed trace of docs/trace-format.md as plain
+    JSON data, each step's record already encoded as JSON text (trace_line makes the message).
 
     Every run takes this same path. Whether the run is a fresh-dict probe is asked of ``probed`` only
     after the first schedule() has returned (in the sandbox it reads the parent's probe channel), so
@@ -246,15 +257,13 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
     base: dict[str, int] = workload["sample"]["base"]
     eos_at = {k: frozenset(v) for k, v in workload["sample"].get("eos_at", {}).items()}
     eos = config["eos"]
-    requests = sorted(workload["requests"], key=lambda r: r["arrival"])
-    every_id = {r["seq_id"] for r in requests}
     seqs: dict[str, object] = {}
     steps: list[str] = []  # each step's record, encoded once
     size = 0
     sampled: list[list[object]] = []
     sample_error: list[str] = []
-    finished: set[str] = set()
     sent: dict[object, list[object]] = {}  # rows and queues last sent, for snapshot's deltas
+    record: dict[str, object] | None = None  # the step being run: sent even when a call in it fails
 
     def sample_fn(seq: Any) -> int:
         """The model: token k of s is base[s] + k, or eos at the positions eos_at[s]."""
@@ -266,49 +275,50 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
         except SubmissionProtocolError as e:
             sample_error.append(str(e))
             raise
-        sampled.append([seq_id, k])
-        return eos if k in eos_at.get(seq_id, ()) else base[seq_id] + k
+        token = eos if k in eos_at.get(seq_id, ()) else base[seq_id] + k
+        sampled.append([seq_id, k, token])
+        return token
 
-    step, call = 0, "Scheduler()"
+    def ended(stop: str, error: dict[str, object] | None) -> dict[str, object]:
+        if record is not None and stop == "error":
+            steps.append(encode(record))  # the step that failed, with what its calls returned before
+        return {"steps": steps, "stop": stop, "error": error}
+
+    run: Steps[dict[str, Any]] = Steps(workload["requests"], lambda r: r["arrival"], lambda r: r["seq_id"],
+                                       step_cap)
+    step, call = 0, "create"
     try:
         sched = module.Scheduler(num_blocks=config["num_blocks"], block_size=config["block_size"],
                                  max_num_seqs=config["max_num_seqs"],
                                  max_num_batched_tokens=config["max_num_batched_tokens"],
                                  sample_fn=sample_fn, eos=eos)
-        pending = deque(requests)
-        while pending or not every_id <= finished:
-            if step >= step_cap:
-                return {"steps": steps, "end": "step_cap", "error": None}
-            step += 1
-            added = []
-            while pending and pending[0]["arrival"] == step:
-                r = pending.popleft()
-                call = "Sequence()"
+        for step, arrivals in run:
+            added: list[str] = []
+            record = {"step": step, "added": added}
+            for r in arrivals:
+                call = f"add({r['seq_id']!r})"
                 seq = module.Sequence(r["seq_id"], r["prompt_len"], r["max_tokens"])
-                call = "add"
                 sched.add(seq)
                 seqs[r["seq_id"]] = seq
                 added.append(r["seq_id"])
             call = "schedule"
             del sampled[:]  # a sample_fn call during schedule() is recorded with this step too
             returned = sched.schedule()
-            batch = read_batch(returned, seqs)
+            record["schedule"] = read_batch(returned, seqs)
             if probed() and _type(returned) is dict:  # asked only now, after the call returned
                 returned.clear()  # a careless caller; a conforming submission must not notice
-            record: dict[str, object] = {"step": step, "added": added, "schedule": batch}
             if white_box:
-                call = "snapshot"
                 record["after_schedule"] = snapshot(sched, seqs, sent)
             call = "update"
             done = sched.update()
             if sample_error:
                 raise SubmissionProtocolError(sample_error[0])
-            record["finished"] = read_ids(done, "update()'s result", seqs)
-            record["sample_calls"] = list(sampled)
+            record["sampled"] = list(sampled)
+            record["finished"] = finished = read_ids(done, "update()'s result", seqs)
+            run.finished(finished)
             if white_box:
-                call = "snapshot"
                 record["after_update"] = snapshot(sched, seqs, sent)
-            call, text = "update", encode(record)
+            text, record = encode(record), None
             size += _len(text) + 1
             if size > REPORT_MAX:
                 raise SubmissionProtocolError(
@@ -316,16 +326,12 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
                     f"batch and state are reported) without every request finishing; the largest correct run "
                     f"of the corpus reports far less: look for steps that repeat without progress")
             steps.append(text)
-            finished.update(record["finished"])  # type: ignore[arg-type]
     except SubmissionProtocolError as e:
-        error = {"kind": "protocol", "step": step, "call": call, "exc_type": "ProtocolError", "message": str(e)[:500]}
-        return {"steps": steps, "end": "error", "error": error}
+        return ended("error", {"step": step, "call": call, "kind": "bad_result", "message": str(e)[:500]})
     except BaseException as e:  # noqa: BLE001 - SystemExit, KeyboardInterrupt and custom BaseExceptions too
         if sample_error:  # the submission swallowed or replaced our protocol error
-            error = {"kind": "protocol", "step": step, "call": "sample_fn", "exc_type": "ProtocolError",
-                     "message": sample_error[0][:500]}
-        else:
-            name, message = describe(e)
-            error = {"kind": "exception", "step": step, "call": call, "exc_type": name, "message": message}
-        return {"steps": steps, "end": "error", "error": error}
-    return {"steps": steps, "end": "finished", "error": None}
+            return ended("error", {"step": step, "call": "update", "kind": "bad_result",
+                                   "message": sample_error[0][:500]})
+        kind, message = exception_kind(e)
+        return ended("error", {"step": step, "call": call, "kind": kind, "message": message})
+    return ended("done" if run.done else "bound", None)

@@ -3,8 +3,8 @@
 Every message is one JSON line; docs/sandbox.md shows one example of each. Nothing here trusts the
 child: a field of the wrong type, an id the workload does not have, a step out of order, a batch
 entry below 1 or a report longer than the step cap is ``Malformed``, which the parent turns into a
-protocol error of the submission. The result is typed, frozen data (ObservedStep, Snapshot) that
-checkers can compare with the reference model's trace without touching the submission.
+protocol error of the submission. The result is the observed trace of docs/trace-format.md, the
+same data every driver records, which the checkers read as they read an in-process run.
 """
 
 from __future__ import annotations
@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 BIG = 1 << 128  # as in the child: the corpus goes past 64 bits; a bound keeps parsing cheap
 STATUS_MAX = 64  # characters of a status name
 TEXT_MAX = 2000  # characters of an exception message or note
 QUEUES = ("waiting", "running", "finished")
-CALLS = frozenset({"Scheduler()", "Sequence()", "add", "schedule", "update", "snapshot", "sample_fn"})
+CALLS = frozenset({"create", "schedule", "update"})  # and "add(<repr of an added seq_id>)"
+STOPS = ("done", "bound", "error")
+WRONG_TYPE = "wrong type: "  # as in the child: the attribute is there but not of its docs/api.md type
 
 
 def clean(text: str) -> str:
@@ -34,52 +36,18 @@ class Malformed(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class SeqView:
-    """One sequence as the submission's object showed it; None where the attribute was unreadable."""
+class Decoded:
+    """A validated trace message: the observed trace's steps, how the run stopped, and what white box showed.
 
-    seq_id: str
-    num_computed: int | None
-    num_tokens: int | None
-    num_blocks: int | None
-    status: str | None  # the status enum member's name
-    output: tuple[int, ...] | None
+    ``steps`` are step records of docs/trace-format.md ("Observed trace"), snapshots rebuilt whole
+    from the child's changes (an unchanged row is the same dict as before: the steps are read-only).
+    """
 
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """White-box view after one call; an attribute that could not be read is None and named in missing."""
-
-    blocks_used: int | None
-    num_preemptions: int | None
-    waiting: tuple[str, ...] | None  # head first
-    running: tuple[str, ...] | None
-    finished: tuple[str, ...] | None
-    seqs: tuple[SeqView, ...]  # every added sequence, in seq_id order
-    missing: tuple[tuple[str, str], ...]  # (attribute, why), e.g. ("blocks_used", "AttributeError: ...")
-
-
-@dataclass(frozen=True, slots=True)
-class ObservedStep:
-    """One schedule() + update() pair as the child observed it."""
-
-    step: int  # from 1
-    added: tuple[str, ...]  # requests added just before this schedule()
-    schedule: tuple[tuple[str, int], ...]  # schedule()'s dict as (seq_id, n) in its own order
-    finished: tuple[str, ...]  # seq_ids of update()'s result, in its order
-    sample_calls: tuple[tuple[str, int], ...]  # (seq_id, len(output) at the call), in call order
-    after_schedule: Snapshot | None
-    after_update: Snapshot | None
-
-
-@dataclass(frozen=True, slots=True)
-class CallError:
-    """The submission raised, or gave back a value of the wrong shape, during one call."""
-
-    kind: str  # "exception" or "protocol"
-    step: int  # 0: while constructing the Scheduler
-    call: str  # one of CALLS
-    exc_type: str  # e.g. "ZeroDivisionError", "SystemExit", "ProtocolError"
-    message: str
+    steps: tuple[dict[str, Any], ...]
+    stop: str  # "done", "bound" or "error"
+    error: dict[str, Any] | None  # {"step", "call", "kind", "message"} when stop is "error"
+    note: str | None  # white-box checks skipped, and why (an attribute missing or unreadable)
+    white_box_error: dict[str, Any] | None  # {"step", "call", "message"}: an attribute of the wrong type (I6)
 
 
 def parse_line(line: bytes) -> dict[str, Any]:
@@ -140,7 +108,10 @@ def opt_int(obj: Mapping[str, Any], key: str, where: str) -> int | None:
     return get(obj, key, int, where) if key in obj else None
 
 
-def seq_view(seq_id: str, row: Any, snapshot_where: str, before: SeqView | None) -> SeqView:
+Row = tuple[list[Any], dict[str, Any] | None]  # the row as sent, whole, and its observed-trace form (None: unreadable)
+
+
+def seq_row(seq_id: str, row: Any, snapshot_where: str, before: Row | None) -> Row:
     """Validate one row [num_computed, num_tokens, num_blocks, status, tail, kept]; null marks an unreadable
     field. The output is the first `kept` tokens of the sequence's output in `before` (its last row), then tail."""
     def here() -> str:  # made only for a message
@@ -154,14 +125,18 @@ def seq_view(seq_id: str, row: Any, snapshot_where: str, before: SeqView | None)
             raise Malformed(f"{here()} holds {str(value)[:40]} where an int or null belongs")
     if status is not None and (type(status) is not str or len(status) > STATUS_MAX):
         raise Malformed(f"{here()}: status must be a string of at most {STATUS_MAX} characters or null")
-    old = before.output if before is not None else None
+    old = before[0][4] if before is not None else None
     if type(kept) is not int or not 0 <= kept <= (len(old) if old is not None else 0) or (kept and output is None):
         raise Malformed(f"{here()}: kept must count tokens of the output sent before, got {str(kept)[:40]}")
     if output is not None:
         if type(output) is not list or any(type(t) is not int or not -BIG < t < BIG for t in output):
             raise Malformed(f"{here()}: output must be a list of ints or null")
-        output = old[:kept] + tuple(output) if kept and old is not None else tuple(output)
-    return SeqView(seq_id, num_computed, num_tokens, num_blocks, None if status is None else clean(status), output)
+        output = old[:kept] + output if kept and old is not None else output
+    status = None if status is None else clean(status)
+    whole = [num_computed, num_tokens, num_blocks, status, output]
+    readable = None not in whole
+    return whole, ({"num_computed": num_computed, "num_tokens": num_tokens, "num_blocks": num_blocks,
+                    "status": status, "output": output} if readable else None)
 
 
 def reasons(value: Any, where: str) -> dict[str, str]:
@@ -173,104 +148,150 @@ def reasons(value: Any, where: str) -> dict[str, str]:
     return {clean(k): clean(v) for k, v in value.items()}
 
 
-def snapshot(value: Any, known: set[str], where: str, rows: dict[str, SeqView],
-             row_missing: dict[str, dict[str, str]], last: dict[str, tuple[str, ...]], order: list[str]) -> Snapshot:
-    """Validate a white-box snapshot; rows and queues not sent are carried forward from ``rows`` and ``last``
-    (both updated in place; a queue named in "same" is the one last sent, the same tuple); ``order`` holds
-    the seq_ids of ``rows`` sorted, kept up to date here.
+class Snapshots:
+    """The white-box state of one workload as the child's snapshots change it (they send changes only)."""
 
-    ``row_missing`` keeps only sequences with unreadable fields, so the common case costs nothing.
-    """
+    def __init__(self, known: set[str]) -> None:
+        self.known = known
+        self.rows: dict[str, Row] = {}  # the latest row of every added sequence
+        self.row_missing: dict[str, dict[str, str]] = {}  # only sequences with unreadable fields
+        self.queues: dict[str, list[str]] = {}  # the latest of each queue read
+        self.seqs: dict[str, dict[str, Any]] | None = None  # the observed form of rows, while none changed
+        self.note: str | None = None
+        self.white_box_error: dict[str, Any] | None = None
+
+    def read(self, value: Any, where: str, step: int, call: str) -> dict[str, Any] | None:
+        """Validate one snapshot message; its observed-trace form, or None when something was unreadable."""
+        if type(value) is not dict:
+            raise Malformed(f"{where} must be an object")
+        missing = reasons(value.get("missing"), f"{where}.missing")
+        sent, sent_missing = value.get("seqs"), value.get("seq_missing")
+        if type(sent) is not dict or type(sent_missing) is not dict or not set(sent_missing) <= set(sent):
+            raise Malformed(f"{where}: seqs and seq_missing must be objects keyed by sent seq_ids")
+        grew = False
+        for seq_id, row in sent.items():
+            if seq_id not in self.known:
+                raise Malformed(f"{where}.seqs holds {seq_id[:40]!r}, which is not an added seq_id")
+            grew = grew or seq_id not in self.rows
+            self.rows[seq_id] = seq_row(seq_id, row, where, self.rows.get(seq_id))
+            if seq_id in sent_missing:
+                self.row_missing[seq_id] = reasons(sent_missing[seq_id], f"{where}.seq_missing[{seq_id!r}]")
+            else:
+                self.row_missing.pop(seq_id, None)
+        if len(self.rows) != len(self.known):
+            raise Malformed(f"{where}: a sequence appeared without its first row")
+        same = value.get("same", [])
+        if type(same) is not list or any(q not in QUEUES or q in value or q not in self.queues for q in same):
+            raise Malformed(f"{where}.same must list queues sent before and not sent now")
+        for q in QUEUES:
+            if q in value:
+                self.queues[q] = list(ids(value[q], self.known, f"{where}.{q}"))
+            elif q not in same:
+                self.queues.pop(q, None)
+        numbers = [opt_int(value, name, where) for name in ("blocks_used", "num_preemptions")]
+        why = sorted(missing.items()) + sorted((f"{i}.{k}", v) for i, r in self.row_missing.items()
+                                               for k, v in r.items())
+        if self.white_box_error is None:
+            wrong = next((w for _, w in why if w.startswith(WRONG_TYPE)), None)
+            if wrong is not None:
+                self.white_box_error = {"step": step, "call": call, "message": wrong[len(WRONG_TYPE):]}
+        if sent or grew:
+            self.seqs = None
+        if self.seqs is None:
+            made = {i: self.rows[i][1] for i in sorted(self.rows)}
+            self.seqs = cast("dict[str, dict[str, Any]]", made) if None not in made.values() else None
+        if missing or None in numbers or len(self.queues) != len(QUEUES) or self.seqs is None:
+            if self.note is None:
+                self.note = ", ".join(f"{a} ({w})" for a, w in why) if why else "unreadable"
+            return None
+        return {"blocks_used": numbers[0], "num_preemptions": numbers[1], **self.queues, "seqs": self.seqs}
+
+
+def call_error(value: Any, known: set[str], where: str) -> dict[str, Any]:
     if type(value) is not dict:
         raise Malformed(f"{where} must be an object")
-    missing = reasons(value.get("missing"), f"{where}.missing")
-    sent, sent_missing = value.get("seqs"), value.get("seq_missing")
-    if type(sent) is not dict or type(sent_missing) is not dict or not set(sent_missing) <= set(sent):
-        raise Malformed(f"{where}: seqs and seq_missing must be objects keyed by sent seq_ids")
-    for seq_id, row in sent.items():
-        if seq_id not in known:
-            raise Malformed(f"{where}.seqs holds {seq_id[:40]!r}, which is not an added seq_id")
-        rows[seq_id] = seq_view(seq_id, row, where, rows.get(seq_id))
-        if seq_id in sent_missing:
-            row_missing[seq_id] = reasons(sent_missing[seq_id], f"{where}.seq_missing[{seq_id!r}]")
-        else:
-            row_missing.pop(seq_id, None)
-    if len(rows) != len(known):
-        raise Malformed(f"{where}: a sequence appeared without its first row")
-    same = value.get("same", [])
-    if type(same) is not list or any(q not in QUEUES or q in value or q not in last for q in same):
-        raise Malformed(f"{where}.same must list queues sent before and not sent now")
-    for q in QUEUES:
-        if q in value:
-            last[q] = ids(value[q], known, f"{where}.{q}")
-        elif q not in same:
-            last.pop(q, None)
-    queues = [last.get(q) for q in QUEUES]
-    why = tuple(sorted(missing.items()))
-    if row_missing:
-        why += tuple(sorted((f"{i}.{k}", v) for i, r in row_missing.items() for k, v in r.items()))
-    if len(order) != len(rows):  # a sequence was added: its row was sent, so every other row is known
-        order[:] = sorted(rows)
-    return Snapshot(opt_int(value, "blocks_used", where), opt_int(value, "num_preemptions", where),
-                    queues[0], queues[1], queues[2], tuple([rows[i] for i in order]), why)
+    kind, call = get(value, "kind", str, where)[:200], get(value, "call", str, where)
+    if call not in CALLS and not (call.startswith("add(") and call[4:-1] in {repr(i) for i in known}):
+        raise Malformed(f"{where}.call is {call[:40]!r}; see docs/trace-format.md")
+    return {"step": get(value, "step", int, where), "call": call, "kind": kind,
+            "message": get(value, "message", str, where)}
 
 
-def call_error(value: Any, where: str) -> CallError:
-    if type(value) is not dict:
-        raise Malformed(f"{where} must be an object")
-    kind, call = get(value, "kind", str, where), get(value, "call", str, where)
-    if kind not in ("exception", "protocol") or call not in CALLS:
-        raise Malformed(f"{where} has kind {kind[:40]!r} and call {call[:40]!r}; see docs/sandbox.md")
-    step = get(value, "step", int, where)
-    return CallError(kind, step, call, get(value, "exc_type", str, where)[:200], get(value, "message", str, where))
-
-
-def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int, white_box: bool
-          ) -> tuple[tuple[ObservedStep, ...], str, CallError | None]:
-    """Validate a trace message against its workload: (steps, end, error), or raise Malformed."""
-    end = get(message, "end", str, "trace")
+def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int, white_box: bool) -> Decoded:
+    """Validate a trace message against its workload, or raise Malformed."""
+    stop = get(message, "stop", str, "trace")
+    if stop not in STOPS:
+        raise Malformed(f"trace.stop is {stop[:40]!r}; expected 'done', 'bound' or 'error'")
     raw = get(message, "steps", list, "trace")
     if len(raw) > step_cap:
         raise Malformed(f"trace has {len(raw)} steps, more than the step cap {step_cap}")
     arrivals: dict[int, list[str]] = {}
     for r in workload["requests"]:
         arrivals.setdefault(r["arrival"], []).append(r["seq_id"])
+    every = {r["seq_id"] for r in workload["requests"]}
+    tokens = {r["seq_id"]: workload["sample"]["base"][r["seq_id"]] for r in workload["requests"]}
+    eos_at = {k: set(v) for k, v in workload["sample"].get("eos_at", {}).items()}
+    eos = workload["config"]["eos"]
     known: set[str] = set()
     done: set[str] = set()
-    rows: dict[str, SeqView] = {}  # the latest row of every added sequence (snapshots send changes only)
-    row_missing: dict[str, dict[str, str]] = {}
-    queues: dict[str, tuple[str, ...]] = {}  # the latest of each queue (snapshots send changes only)
-    order: list[str] = []  # the seq_ids of rows, sorted
+    snaps = Snapshots(known)
     steps = []
     for i, s in enumerate(raw, start=1):
         where = f"trace.steps[{i - 1}]"
         if type(s) is not dict or get(s, "step", int, where) != i:
             raise Malformed(f"{where} must be an object with step == {i}")
+        partial = "finished" not in s  # only the last step, when one of its calls failed
+        if partial and (stop != "error" or i != len(raw)):
+            raise Malformed(f"{where} is incomplete, but it is not the step whose call failed")
         added = ids(s.get("added"), frozenset(arrivals.get(i, ())), f"{where}.added")
-        if list(added) != arrivals.get(i, []):
+        if list(added) != arrivals.get(i, [])[:len(added)] or (not partial and len(added) != len(arrivals.get(i, []))):
             raise Malformed(f"{where}.added is {list(added)} but the workload adds {arrivals.get(i, [])}")
         known.update(added)
-        batch = pairs(s.get("schedule"), known, f"{where}.schedule", 1)
-        if len({seq_id for seq_id, _ in batch}) != len(batch):
-            raise Malformed(f"{where}.schedule names a seq_id twice")
-        finished = ids(s.get("finished"), known, f"{where}.finished")
-        calls = pairs(s.get("sample_calls"), known, f"{where}.sample_calls", 0)
-        snaps = [snapshot(s.get(k), known, f"{where}.{k}", rows, row_missing, queues, order) if white_box else None
-                 for k in ("after_schedule", "after_update")]
-        steps.append(ObservedStep(i, added, batch, finished, calls, *snaps))
-        done.update(finished)
+        record: dict[str, Any] = {"step": i, "added": list(added)}
+        steps.append(record)
+        if "schedule" not in s and not partial:
+            raise Malformed(f"{where} has no schedule")
+        if "schedule" in s:
+            batch = pairs(s["schedule"], known, f"{where}.schedule", 1)
+            if len({seq_id for seq_id, _ in batch}) != len(batch):
+                raise Malformed(f"{where}.schedule names a seq_id twice")
+            record["schedule"] = [list(p) for p in batch]
+            if white_box:
+                record["after_schedule"] = snaps.read(s.get("after_schedule"), f"{where}.after_schedule", i,
+                                                      "schedule")
+        if partial:
+            break
+        record["sampled"] = sample_calls(s.get("sampled"), known, f"{where}.sampled", tokens, eos_at, eos)
+        record["finished"] = list(ids(s.get("finished"), known, f"{where}.finished"))
+        if white_box:
+            record["after_update"] = snaps.read(s.get("after_update"), f"{where}.after_update", i, "update")
+        done.update(record["finished"])
     error = None
-    if end == "finished":
-        every = {r["seq_id"] for r in workload["requests"]}
+    if stop == "done":
         if message.get("error") is not None or not every <= done or len(known) != len(every):
-            raise Malformed("trace says 'finished' but not every request was added and reported finished")
-    elif end == "step_cap":
+            raise Malformed("trace says 'done' but not every request was added and reported finished")
+    elif stop == "bound":
         if len(raw) != step_cap or message.get("error") is not None:
-            raise Malformed(f"trace says 'step_cap' after {len(raw)} steps; the cap is {step_cap}")
-    elif end == "error":
-        error = call_error(message.get("error"), "trace.error")
-        if error.step != len(raw) + 1 and not error.step == len(raw) == 0:
-            raise Malformed(f"trace.error.step is {error.step} after {len(raw)} complete steps")
+            raise Malformed(f"trace says 'bound' after {len(raw)} steps; the cap is {step_cap}")
     else:
-        raise Malformed(f"trace.end is {end[:40]!r}; expected 'finished', 'step_cap' or 'error'")
-    return tuple(steps), end, error
+        error = call_error(message.get("error"), every, "trace.error")
+        last_partial = bool(steps) and "finished" not in steps[-1]
+        if not (error["step"] == len(raw) if last_partial else error["step"] == len(raw) + 1
+                or error["step"] == len(raw) == 0):
+            raise Malformed(f"trace.error.step is {error['step']} after {len(raw)} steps")
+    return Decoded(tuple(steps), stop, error, snaps.note, snaps.white_box_error)
+
+
+def sample_calls(value: Any, known: set[str], where: str, base: dict[str, int], eos_at: dict[str, set[int]],
+                 eos: int | None) -> list[list[Any]]:
+    """Validate [seq_id, len(output), token] calls: each token must be the one the driver's model returns."""
+    if type(value) is not list:
+        raise Malformed(f"{where} must be a list of [seq_id, int, int] calls")
+    for item in value:
+        if (type(item) is not list or len(item) != 3 or type(item[0]) is not str or item[0] not in known
+                or type(item[1]) is not int or not 0 <= item[1] < BIG or type(item[2]) is not int):
+            raise Malformed(f"{where} holds {str(item)[:80]}; expected [added seq_id, int >= 0, token]")
+        seq_id, k, token = item
+        if token != (eos if k in eos_at.get(seq_id, ()) else base[seq_id] + k):
+            raise Malformed(f"{where}: token {str(token)[:40]} for {seq_id!r} at {k} is not the model's")
+    return value

@@ -15,7 +15,7 @@ from typing import Any
 from conformance.sandbox import protocol
 from conformance.sandbox.isolation import Isolation
 from conformance.sandbox.memo import Memo, item_key
-from conformance.sandbox.protocol import CallError, ObservedStep
+from conformance.sandbox.protocol import Decoded
 from conformance.sandbox.types import Limits, LoadFailure, WorkloadResult
 from spec.trace import Workload, workload_to_json
 
@@ -25,13 +25,11 @@ LOAD_KINDS = ("exception", "refused_import", "missing_api", "syntax")
 
 @dataclass(frozen=True, slots=True)
 class Trace:
-    """A trace message as validated: its workload (local index), refused imports, steps, end and error."""
+    """A trace message as validated: its workload (local index), refused imports, and the decoded trace."""
 
     workload: int
     refused: tuple[str, ...]
-    steps: tuple[ObservedStep, ...]
-    end: str
-    error: CallError | None
+    decoded: Decoded
 
 
 TRACES: Memo[Trace] = Memo(96 << 20)  # by line and item digest (conformance.sandbox.memo); weight: line bytes
@@ -118,30 +116,31 @@ def read_trace(run: Run, index: int, message: dict[str, Any]) -> Trace:
     names = tuple(protocol.clean(r[:100]) for r in refused[:20] if type(r) is str) if type(refused) is list else ()
     workload = message.get("workload")
     return Trace(workload if type(workload) is int else -1, names,
-                 *protocol.trace(message, data, cap, run.limits.white_box))
+                 protocol.trace(message, data, cap, run.limits.white_box))
 
 
 def judge_trace(run: Run, index: int, trace: Trace, cpu: float, wall: float, digest: bytes = b"") -> None:
     """Turn a validated trace into the workload's result; `digest` names the bytes it was read from."""
     _, _, cap, _ = run.items[index]
-    steps, end, error, more = trace.steps, trace.end, trace.error, {"digest": digest}
-    if end == "finished":
-        run.finish(index, "ok", "ok", cpu, wall, steps=steps, **more)
-    elif end == "step_cap":
+    decoded, error = trace.decoded, trace.decoded.error
+    more = {"trace": decoded, "digest": digest}
+    if decoded.stop == "done":
+        run.finish(index, "ok", "ok", cpu, wall, **more)
+    elif decoded.stop == "bound":
         run.finish(index, "stalled", f"stalled: requests still unfinished after the step cap of {cap} steps "
                    f"(liveness bound + {run.limits.step_margin}); the submission stopped making progress",
-                   cpu, wall, steps=steps, **more)
+                   cpu, wall, **more)
     else:
         assert error is not None
-        where = f"in {error.call} at step {error.step}"
-        if error.kind == "protocol":
-            status, cause = "protocol", f"protocol: {error.message} ({where})"
-        elif error.exc_type == "MemoryError":
+        where = f"in {error['call']} at step {error['step']}"
+        if error["kind"] == "bad_result":
+            status, cause = "protocol", f"protocol: {error['message']} ({where})"
+        elif error["kind"] == "MemoryError":
             status, cause = "memory", (f"memory: MemoryError {where}; the child may map at most "
                                        f"{run.limits.memory_bytes >> 20} MB")
         else:
-            status, cause = "exception", f"exception: {error.exc_type} raised {where}: {error.message}"
-        run.finish(index, status, cause, cpu, wall, steps=steps, error=error, **more)
+            status, cause = "exception", f"exception: {error['kind']} raised {where}: {error['message']}"
+        run.finish(index, status, cause, cpu, wall, **more)
 
 
 def signal_name(sig: int) -> str:

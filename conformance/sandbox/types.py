@@ -7,9 +7,10 @@ process machinery. Every ``cause`` is a sentence for the report; every ``status`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from conformance.sandbox.isolation import Isolation
-from conformance.sandbox.protocol import CallError, ObservedStep
+from conformance.sandbox.protocol import Decoded
 
 STATUSES = (
     "ok",  # every request finished; the trace is ready to be judged
@@ -74,11 +75,20 @@ class WorkloadResult:
     name: str
     status: str  # one of STATUSES
     cause: str  # for the report, e.g. "timeout: workload 3 ran past 2.0 s of wall time; its process tree was killed"
-    steps: tuple[ObservedStep, ...] = ()  # complete steps observed before the end
-    error: CallError | None = None  # the failing call, for "exception", "memory" and child-detected "protocol"
+    trace: Decoded | None = None  # the child's report, validated: None when it sent none (a timeout, a crash)
     seconds: float = 0.0  # CPU seconds of the child's whole process tree on this workload (load-independent)
     wall_seconds: float = 0.0  # wall time the parent measured (depends on the machine's load)
     digest: bytes = b""  # of the report line and the workload it was read from (sandbox.memo); b"" if none
+
+    @property
+    def steps(self) -> tuple[dict[str, Any], ...]:
+        """The observed trace's steps (docs/trace-format.md) the child reported; () when it reported none."""
+        return self.trace.steps if self.trace is not None else ()
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        """The failing call the child reported, for "exception", "memory" and child-detected "protocol"."""
+        return self.trace.error if self.trace is not None else None
 
     @property
     def hung(self) -> bool:

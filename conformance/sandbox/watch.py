@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import spec.loop
+from conformance.assemble import one_module
 from conformance.sandbox import protocol, record
 from conformance.sandbox.budget import current, remove_tree
 from conformance.sandbox.isolation import UID_BASE, plan
@@ -29,7 +31,8 @@ from conformance.sandbox.types import LoadFailure
 PROJECT = Path(__file__).resolve().parents[2]
 REFUSED = ["spec", "impl", "conformance", "schedcheck", "tests"]
 BOOT_SOURCE = Path(__file__).with_name("boot.py").read_text()
-DRIVER_SOURCE = Path(__file__).with_name("child.py").read_text()
+DRIVER_SOURCE = one_module([Path(__file__).with_name("child.py").read_text(), Path(spec.loop.__file__).read_text()],
+                           "The sandbox child's driver, with the run protocol it drives (spec/loop.py).", future=True)
 MODULE = "p07_scheduler.py"
 RLIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
 LINE_MAX = 8 << 20  # bytes of one message

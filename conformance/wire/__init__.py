@@ -19,7 +19,7 @@ import time
 import weakref
 from typing import Any
 
-from conformance.adapters import LoadError, Snapshot, SnapshotError
+from conformance.adapters import LoadError, SnapshotError
 from conformance.wire.connection import (
     MAX_LINE,
     PROTOCOL,
@@ -33,6 +33,7 @@ from conformance.wire.connection import (
     WireProtocolError,
 )
 from spec.model import Config, Sample
+from spec.trace import Snapshot
 
 __all__ = ["MAX_LINE", "PROTOCOL", "REPLY_SECONDS", "SEE", "STDERR_KEEP", "TIMEOUT_ENV", "Connection", "WireError",
            "WireFactory", "WireInstance", "WireProtocolError", "open_target"]

@@ -17,7 +17,7 @@ import pytest
 from conformance.sandbox import protocol
 from conformance.sandbox.child import drive, trace_line
 from spec.model import Config
-from spec.trace import Request, liveness_bound, make_workload, run_workload, workload_to_json
+from spec.trace import Request, liveness_bound, make_workload, run_workload, snapshot_to_json, workload_to_json
 
 CORRECT = Path(__file__).resolve().parents[2] / "conformance" / "mutants" / "reference_scheduler.py"
 WORKLOAD = make_workload(Config(3, 2, 8, 64), [Request("a1", 2, 3), Request("a2", 2, 3, arrival=2)])
@@ -36,27 +36,29 @@ def correct_module() -> Any:
 GENUINE: dict[str, Any] = json.loads(trace_line(0, drive(correct_module(), DATA, CAP), []))
 
 
-def test_genuine_trace_is_accepted_and_matches_the_reference() -> None:
-    steps, end, error = protocol.trace(GENUINE, DATA, CAP, white_box=True)
-    assert (end, error) == ("finished", None)
-    assert [s.schedule for s in steps] == [s.batch for s in run_workload(WORKLOAD).steps]
-    last = steps[-1].after_update
-    assert last is not None and last.blocks_used == 0 and {v.seq_id for v in last.seqs} == {"a1", "a2"}
+def test_genuine_trace_is_accepted_and_is_the_reference_models_observed_trace() -> None:
+    decoded = protocol.trace(GENUINE, DATA, CAP, white_box=True)
+    assert (decoded.stop, decoded.error, decoded.note, decoded.white_box_error) == ("done", None, None, None)
+    spec = run_workload(WORKLOAD).steps
+    assert len(decoded.steps) == len(spec)
+    for got, want in zip(decoded.steps, spec, strict=True):
+        assert got == {"step": want.step, "added": list(want.added), "schedule": [list(p) for p in want.batch],
+                       "after_schedule": snapshot_to_json(want.after_schedule),
+                       "sampled": [[i, k, tok] for (i, tok), k in zip(want.sampled, _lengths(want), strict=True)],
+                       "finished": list(want.finished), "after_update": snapshot_to_json(want.after_update)}
 
 
-def test_unchanged_queues_and_output_prefixes_are_carried_forward() -> None:
-    """The child sends a queue only when it changed and an output as kept prefix + tail; the parent rebuilds both."""
-    steps, _, _ = protocol.trace(GENUINE, DATA, CAP, white_box=True)
-    sent = [GENUINE["steps"][i][k] for i in range(len(steps)) for k in ("after_schedule", "after_update")]
+def _lengths(step: Any) -> list[int]:
+    """len(output) at each of the step's sample calls, read off the state before update()."""
+    return [len(step.after_schedule.find(seq_id).output) for seq_id, _ in step.sampled]
+
+
+def test_unchanged_queues_and_output_prefixes_are_sent_as_changes() -> None:
+    """The child sends a queue only when it changed and an output as kept prefix + tail (the test above shows
+    the parent rebuilds both whole)."""
+    sent = [s[k] for s in GENUINE["steps"] for k in ("after_schedule", "after_update")]
     assert any(s["same"] for s in sent), "the workload never repeats a queue: pick one that does"
     assert any(row[5] for s in sent for row in s["seqs"].values()), "no output was sent as a tail"
-    spec = run_workload(WORKLOAD).steps
-    for got, want in zip(steps, spec, strict=True):
-        for snap, state in ((got.after_schedule, want.after_schedule), (got.after_update, want.after_update)):
-            assert snap is not None
-            assert (snap.waiting, snap.running, snap.finished) == tuple(
-                tuple(q.seq_id for q in queue) for queue in (state.waiting, state.running, state.finished))
-            assert {v.seq_id: v.output for v in snap.seqs} == {q.seq_id: q.output for q in state.seqs()}
 
 
 def forged(edit: Any) -> dict[str, Any]:
@@ -75,13 +77,15 @@ def forged(edit: Any) -> dict[str, Any]:
     (lambda m: m["steps"][0].__setitem__("step", 2), "step == 1"),
     (lambda m: m["steps"].pop(), "not every request was added and reported finished"),
     (lambda m: m.__setitem__("steps", m["steps"] * 4), "step == "),
-    (lambda m: m.__setitem__("end", "step_cap"), "the cap is"),
-    (lambda m: m.__setitem__("end", "passed"), "expected 'finished'"),
-    (lambda m: m["steps"][0]["sample_calls"].append(["a1", -1]), "int >= 0"),
+    (lambda m: m.__setitem__("stop", "bound"), "the cap is"),
+    (lambda m: m.__setitem__("stop", "passed"), "expected 'done'"),
+    (lambda m: m["steps"][0]["sampled"].append(["a1", -1, 99]), "int >= 0"),
+    (lambda m: m["steps"][0]["sampled"][0].__setitem__(2, 7), "is not the model's"),
+    (lambda m: m["steps"][0].pop("finished"), "is incomplete"),
     (lambda m: m["steps"][0]["after_update"].__setitem__("blocks_used", "2"), "must be int"),
     (lambda m: m["steps"][0]["after_update"]["seqs"]["a1"].__setitem__(0, 1 << 130), "where an int or null belongs"),
     (lambda m: m["steps"][0]["after_schedule"].__setitem__("seqs", {}), "without its first row"),
-    (lambda m: m.__setitem__("error", {"kind": "protocol"}), "not every request"),
+    (lambda m: m.__setitem__("error", {"kind": "bad_result"}), "not every request"),
     (lambda m: m["steps"][0]["after_schedule"].__setitem__("same", ["waiting"]), "queues sent before and not sent now"),
     (lambda m: m["steps"][0]["after_update"].__setitem__("same", ["nowhere"]), "queues sent before"),
     (lambda m: (m["steps"][0]["after_schedule"].pop("running"), m["steps"][0]["after_schedule"].__setitem__(
@@ -96,13 +100,27 @@ def test_forged_or_malformed_trace_is_rejected(edit: Any, words: str) -> None:
 
 
 def test_error_record_must_name_a_known_call_at_the_right_step() -> None:
-    message = {"type": "trace", "workload": 0, "steps": [], "end": "error",
-               "error": {"kind": "exception", "step": 1, "call": "schedule", "exc_type": "ValueError", "message": "x"}}
-    _, end, error = protocol.trace(message, DATA, CAP, white_box=True)
-    assert end == "error" and error is not None and (error.call, error.exc_type) == ("schedule", "ValueError")
-    for bad in ({"call": "os.system"}, {"step": 5}, {"kind": "passed"}, {"message": 3}):
+    message = {"type": "trace", "workload": 0, "steps": [], "stop": "error",
+               "error": {"kind": "ValueError", "step": 1, "call": "schedule", "message": "x"}}
+    decoded = protocol.trace(message, DATA, CAP, white_box=True)
+    assert decoded.stop == "error" and decoded.error == message["error"]
+    adding = {**message, "error": {**message["error"], "call": "add('a1')"}}
+    assert protocol.trace(adding, DATA, CAP, white_box=True).error["call"] == "add('a1')"
+    for bad in ({"call": "os.system"}, {"call": "add('ghost')"}, {"step": 5}, {"kind": 3}, {"message": 3}):
         with pytest.raises(protocol.Malformed):
             protocol.trace({**message, "error": {**message["error"], **bad}}, DATA, CAP, white_box=True)
+
+
+def test_the_step_whose_call_failed_is_reported_with_what_its_calls_returned() -> None:
+    steps = copy.deepcopy(GENUINE["steps"][:2])
+    for key in ("sampled", "finished", "after_update"):
+        steps[1].pop(key)
+    message = {"type": "trace", "workload": 0, "steps": steps, "stop": "error",
+               "error": {"kind": "ZeroDivisionError", "step": 2, "call": "update", "message": "division by zero"}}
+    decoded = protocol.trace(message, DATA, CAP, white_box=True)
+    assert set(decoded.steps[1]) == {"step", "added", "schedule", "after_schedule"}
+    with pytest.raises(protocol.Malformed, match="after 2 steps"):
+        protocol.trace({**message, "error": {**message["error"], "step": 3}}, DATA, CAP, white_box=True)
 
 
 @pytest.mark.parametrize(("line", "words"), [
@@ -132,6 +150,6 @@ def test_correct_reports_stay_far_below_the_report_cap() -> None:
     for w in grading_cases(load_rubric())[1]:
         _, data, cap, _ = prepare(w, Limits())
         trace = drive(module, data, cap)
-        assert trace["end"] == "finished", data["name"]
+        assert trace["stop"] == "done", data["name"]
         largest = max(largest, len(trace_line(0, trace, [])))
     assert largest < REPORT_MAX / 4, f"a correct run reports {largest} bytes; raise REPORT_MAX (child.py) with it"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+from spec.loop import Steps
 from spec.model import State
 from spec.rules import add, initial_state, schedule, update
 from spec.trace import Workload, liveness_bound, snapshot_to_json
@@ -63,8 +64,8 @@ def lockstep(workload: Workload, module: ModuleType) -> tuple[str | None, set[st
     state: State = initial_state(config)
     objects: dict[str, Any] = {}
     features: set[str] = set()
-    pending = sorted(workload.requests, key=lambda r: r.arrival)
     bound = liveness_bound(workload.requests)
+    steps = Steps(workload.requests, lambda r: r.arrival, lambda r: r.seq_id, bound)
 
     def compare(where: str) -> str | None:
         for q in list(sched.waiting) + list(sched.running) + list(sched.finished):
@@ -72,13 +73,8 @@ def lockstep(workload: Workload, module: ModuleType) -> tuple[str | None, set[st
                 return f"{where}: the scheduler holds an object for {q.seq_id!r} that add() was not given"
         return _diff(where, impl_snapshot(sched), snapshot_to_json(state))
 
-    step = 0
-    while pending or state.waiting or state.running:
-        step += 1
-        if step > bound:
-            return f"the spec ran past its liveness bound {bound}", features
-        while pending and pending[0].arrival == step:
-            r = pending.pop(0)
+    for step, arrivals in steps:
+        for r in arrivals:
             if step > 1:
                 features.add("arrival between steps")
             state = add(state, r.seq_id, r.prompt_len, r.max_tokens)
@@ -101,6 +97,7 @@ def lockstep(workload: Workload, module: ModuleType) -> tuple[str | None, set[st
             return problem, features
         _note_schedule(features, state, before, batch)
         state, done = update(state, spec_sample)
+        steps.finished(q.seq_id for q in done)
         try:
             got_done = sched.update()
         except Exception as e:
@@ -117,6 +114,8 @@ def lockstep(workload: Workload, module: ModuleType) -> tuple[str | None, set[st
         for q in done:
             if config.eos is not None and q.output[-1] == config.eos and len(q.output) < q.max_tokens:
                 features.add(f"eos {config.eos} finishes early")
+    if not steps.done:
+        return f"the spec ran past its liveness bound {bound}", features
     return None, features
 
 

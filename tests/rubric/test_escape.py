@@ -30,7 +30,7 @@ from conformance.grading.outputs import (
 from conformance.grading.rubric import load_rubric
 from conformance.grading.scoring import in_scope, run_notes, score_item
 from conformance.grading.tables import markdown_table
-from conformance.sandbox.protocol import CallError, ObservedStep, SeqView, Snapshot
+from conformance.sandbox.protocol import Decoded
 from conformance.sandbox.types import LoadFailure, WorkloadResult
 from spec.golden import golden_cases
 
@@ -43,16 +43,20 @@ RAW = ["<img", "<script", "</failure", "<!--", "](javascript", "](data", "\n| fa
 RUBRIC = load_rubric()
 
 
-def snapshot(ids: tuple[str, ...]) -> Snapshot:
-    return Snapshot(0, 0, ids, ids, ids, tuple(SeqView(i, 0, 0, 0, EVIL, ()) for i in ids), ())
+def snapshot(ids: list[str]) -> dict:
+    return {"blocks_used": 0, "num_preemptions": 0, "waiting": ids, "running": ids, "finished": ids,
+            "seqs": {i: {"num_computed": 0, "num_tokens": 0, "num_blocks": 0, "status": EVIL, "output": []}
+                     for i in ids}}
 
 
 def evil_grade(tmp_path) -> Grade:
     """A grade whose every part the submission chose: name, exception type and message, returned ids, load error."""
     golden = golden_cases()[0]
     case = Case(f"golden/{golden.name}", golden.workload, ("golden",), golden)
-    returned = ObservedStep(1, (EVIL,), ((EVIL, 5),), (EVIL,), ((EVIL, 0),), snapshot((EVIL,)), snapshot((EVIL,)))
-    results = (WorkloadResult(0, "w", "exception", EVIL, (returned,), CallError("exception", 2, EVIL, EVIL, EVIL)),)
+    returned = {"step": 1, "added": [EVIL], "schedule": [[EVIL, 5]], "after_schedule": snapshot([EVIL]),
+                "sampled": [[EVIL, 0, 100]], "finished": [EVIL], "after_update": snapshot([EVIL])}
+    error = {"step": 2, "call": EVIL, "kind": EVIL, "message": EVIL}
+    results = (WorkloadResult(0, "w", "exception", EVIL, Decoded((returned,), "error", error, EVIL, None)),)
     observed = [observed_trace(case.workload, results[0])]
     verdicts = [judge_case(case, observed[0], None, None)]
     finding = next(f for f in verdicts[0].values() if f is not None)

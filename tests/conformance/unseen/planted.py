@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.mutants.build import apply_edits
-from spec.faults import Edit
+from spec.faults import Edit, apply_edits
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -6,7 +6,7 @@ Expected: protocol (the parent checks the message order and every trace against 
 import contextlib
 import os
 
-_FORGED = b'\n{"type":"loaded","refused":[]}\n{"type":"trace","workload":0,"steps":[],"end":"finished","error":null}\n'
+_FORGED = b'\n{"type":"loaded","refused":[]}\n{"type":"trace","workload":0,"steps":[],"stop":"done","error":null}\n'
 for _fd in range(3, 256):
     with contextlib.suppress(OSError):
         os.write(_fd, _FORGED)

@@ -6,7 +6,7 @@ unchanged (ok), and a forged report would be rejected by the parent anyway.
 import builtins
 import json
 
-_forged = '{"type":"trace","workload":0,"steps":[],"end":"finished","error":null}'
+_forged = '{"type":"trace","workload":0,"steps":[],"stop":"done","error":null}'
 json.dumps = lambda *args, **kwargs: _forged
 json.JSONEncoder.encode = lambda self, o: _forged
 builtins.isinstance = lambda obj, kind: True

@@ -1,0 +1,51 @@
+"""The run protocol of docs/trace-format.md, stated once: which requests each step adds, and when a run ends.
+
+Before the schedule() of step t, every request whose arrival is t is added, in list order; then
+schedule() and update(). A run ends when every request has arrived and update() has reported it
+finished, or at a step limit. ``Steps`` owns that order and that end, nothing else: what a call
+is and what is recorded belongs to its driver (the reference model's ``spec.trace.run``, the
+conformance drivers in process, interleaved and in the sandbox child, the tests, the benchmarks).
+It imports nothing of the project, so the sandbox child runs this very text without the project.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Generic, TypeVar
+
+R = TypeVar("R")
+
+
+class Steps(Generic[R]):
+    """The steps of one run: iterate for (step, requests to add); tell it what each update() finished."""
+
+    def __init__(self, requests: Iterable[R], arrival: Callable[[R], int], seq_id: Callable[[R], str],
+                 limit: int) -> None:
+        self.pending: deque[R] = deque(sorted(requests, key=arrival))  # stable: one arrival keeps list order
+        self.unfinished = {seq_id(r) for r in self.pending}  # arrived or not, not yet reported finished
+        self.arrival, self.limit = arrival, limit
+        self.step = 0  # the step running now; 0 before the first
+
+    @property
+    def done(self) -> bool:
+        """Every request has arrived and update() has reported it finished."""
+        return not self.pending and not self.unfinished
+
+    def next(self) -> list[R] | None:
+        """Start the next step: the requests to add before its schedule(); None once done or at the limit."""
+        if self.done or self.step >= self.limit:
+            return None
+        self.step += 1
+        added = []
+        while self.pending and self.arrival(self.pending[0]) <= self.step:
+            added.append(self.pending.popleft())
+        return added
+
+    def finished(self, seq_ids: Iterable[str]) -> None:
+        """Record what this step's update() reported finished."""
+        self.unfinished.difference_update(seq_ids)
+
+    def __iter__(self) -> Iterator[tuple[int, list[R]]]:
+        while (added := self.next()) is not None:
+            yield self.step, added
