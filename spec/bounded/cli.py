@@ -57,7 +57,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--{name}", type=int, default=None, help=f"bound (default {default}; --quick: smaller)")
     p.add_argument("--induction-slots", type=int, default=None,
                    help=f"N for the induction step (default {FULL_INDUCTION_SLOTS}; quick 2)")
-    p.add_argument("--inject", metavar="FAULT", choices=sorted(set(faults.BY_NAME) | set(faults.NOT_EXPRESSIBLE)),
+    p.add_argument("--inject", metavar="FAULT",
+                   choices=sorted(set(faults.BY_NAME) | set(faults.GUARDS) | set(faults.NOT_EXPRESSIBLE)),
                    help="apply a fault of spec/faults.py to spec/rules.py and model-check the result")
     p.add_argument("--only", metavar="CLAIM", action="append", help="check only these claims by BMC (repeatable)")
     p.add_argument("--lemmas", action="store_true",

@@ -21,17 +21,19 @@ from dataclasses import dataclass
 
 import spec.rules
 from spec.bounded.execute import EOS, Draws, Step, alone, step_violations
-from spec.model import Config, State
+from spec.errors import ProtocolError
+from spec.model import Batch, Config, State
 from spec.trace import Request
 
 Key = tuple[object, ...]
-CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "OUT", "LIVE", "deadlock", "crash")
+CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "OUT", "LIVE", "deadlock", "crash",
+          "protocol")
 
 
 @dataclass(frozen=True, slots=True)
 class Scope:
     config: Config
-    requests: tuple[tuple[int, int], ...]  # (prompt_len, max_tokens) of r0, r1, ... in arrival order
+    requests: tuple[tuple[int, int], ...]  # (prompt_len, max_tokens) in arrival order; their ids sort the other way
     eos: bool = True  # eos may be drawn at any draw
 
 
@@ -80,7 +82,9 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
     config = Config(scope.config.num_blocks, scope.config.block_size, scope.config.max_num_seqs,
                     scope.config.max_num_batched_tokens, EOS if scope.eos else None)
     n = len(scope.requests)
-    reqs = tuple(Request(f"r{j}", p, m) for j, (p, m) in enumerate(scope.requests))
+    names = tuple(f"r{n - 1 - j}" for j in range(n))  # sorted, the ids are in reverse arrival order
+    slot = {seq_id: j for j, seq_id in enumerate(names)}
+    reqs = tuple(Request(names[j], p, m) for j, (p, m) in enumerate(scope.requests))
     bases = {r.seq_id: 100 * (j + 1) for j, r in enumerate(reqs)}
     work = sum(p + m - 1 for p, m in scope.requests)
     solo: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
@@ -117,8 +121,6 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
             s = node.state
             for j in range(node.arrived, node.arrived + more):
                 s = rules.add(s, reqs[j].seq_id, reqs[j].prompt_len, reqs[j].max_tokens)
-            if not (s.waiting or s.running):
-                continue  # nothing to do: an idle step changes nothing
             k = node.step + 1
             last = k if more else node.last
             try:
@@ -127,11 +129,16 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
                 if (r := found("crash", f"schedule() raised {e!r}", key, f"+{more} arrive, schedule", k)):
                     return r
                 continue
+            misuse = protocol_violation(rules, s, mid, batch)
+            if misuse is not None and (r := found("protocol", misuse, key, f"+{more} arrive", k)):
+                return r
+            if not (s.waiting or s.running):
+                continue  # nothing to do: an idle step changes nothing (its protocol is checked above)
             ids = [i for i, _ in batch] if scope.eos else []
             for mask in range(1 << len(ids)):
                 flagged = {i for b, i in enumerate(ids) if mask >> b & 1}
-                eos = {f"r{j}": node.eos[j] + ((node.counts[j],) if f"r{j}" in flagged else ()) for j in range(n)}
-                draws = Draws(bases, eos, {f"r{j}": node.counts[j] for j in range(n)})
+                eos = {names[j]: node.eos[j] + ((node.counts[j],) if names[j] in flagged else ()) for j in range(n)}
+                draws = Draws(bases, eos, {names[j]: node.counts[j] for j in range(n)})
                 label = f"+{more} arrive, schedule {dict(batch)}, eos for {sorted(flagged)}"
                 tokens: list[tuple[str, int]] = []
 
@@ -152,10 +159,10 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
                 if bad.get("crash"):  # nothing to go on from
                     moved = True
                     continue
-                counts = tuple(draws.counts.get(f"r{j}", 0) for j in range(n))
-                used = tuple(tuple(e for e in eos[f"r{j}"] if e < counts[j]) for j in range(n))
+                counts = tuple(draws.counts.get(names[j], 0) for j in range(n))
+                used = tuple(tuple(e for e in eos[names[j]] if e < counts[j]) for j in range(n))
                 for q in done:  # OUT: the output it would have had alone, without any preemption
-                    j = int(q.seq_id[1:])
+                    j = slot[q.seq_id]
                     want = solo.get((j, used[j]))
                     if want is None:
                         want = solo[(j, used[j])] = alone(rules, config, reqs[j], bases[q.seq_id], used[j])
@@ -189,6 +196,23 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
     return Report(len(parent), depth, time.perf_counter() - start, first[1][0] if first else None,
                   first[1][1] if first else (), first[0] if first else None,
                   tuple((c, m, t) for c, (m, t) in broken.items()))
+
+
+def protocol_violation(rules: types.ModuleType, state: State, mid: State, batch: Batch) -> str | None:
+    """The protocol guards around one schedule() (`state` before it, `mid` after it returned `batch`): update()
+    before it, and a second schedule() before update() (after a real or an empty batch), must each raise
+    ProtocolError (S.protocol, U.protocol)."""
+    for call, attempt in (("update() before schedule()", lambda: rules.update_explained(state, lambda i, o: 0)),
+                          (f"schedule() twice without update() (the first returned {dict(batch)})",
+                           lambda: rules.schedule_explained(mid))):
+        try:
+            attempt()
+        except ProtocolError:
+            continue
+        except Exception as e:
+            return f"[protocol] {call} raised {e!r}, not ProtocolError"
+        return f"[protocol] {call} did not raise ProtocolError"
+    return None
 
 
 def explore_all(num_blocks: int, block_size: int, budget: int, max_num_seqs: int, requests: int, prompt_len: int,

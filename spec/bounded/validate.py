@@ -78,7 +78,8 @@ def candidate(rng: random.Random, b: Bounds) -> Workload:
                                rng.randint(max(1, b.max_tokens - 1) if thrash else 1, b.max_tokens),
                                rng.choice((1, 1, 2)) if thrash else rng.randint(1, b.last_arrival // 2 or 1))
                        for _ in range(n)), key=lambda r: r.arrival)
-        reqs = [Request(f"r{i}", r.prompt_len, r.max_tokens, r.arrival) for i, r in enumerate(reqs)]
+        names = [f"s{k}" for k in rng.sample(range(10), n)]  # ids whose sorted order is not the arrival order
+        reqs = [Request(names[i], r.prompt_len, r.max_tokens, r.arrival) for i, r in enumerate(reqs)]
         peak = max(spec.rules.peak_blocks(Config(1, bs, 1, 1), r.prompt_len, r.max_tokens) for r in reqs)
         if peak > b.num_blocks:
             continue
@@ -108,13 +109,14 @@ def stream(seed: int, count: int, b: Bounds = STREAM) -> Iterator[Workload]:
             yield w
 
 
-def snapshot(state: State, slots: int) -> dict[str, object]:
-    """A spec state in the shape of ``witness.read`` (without the batch and the draw counts)."""
+def snapshot(state: State, slots: int, slot: dict[str, str]) -> dict[str, object]:
+    """A spec state in the shape of ``witness.read`` (without the batch and the draw counts); `slot` names each
+    sequence by its encoding slot (r0, r1, ... in arrival order)."""
     seqs = {f"r{j}": {"num_computed": 0, "num_blocks": 0, "output": [], "status": "UNARRIVED"} for j in range(slots)}
     for q in state.seqs():
-        seqs[q.seq_id] = {"num_computed": q.num_computed, "num_blocks": q.num_blocks, "output": list(q.output),
-                          "status": q.status.name}
-    return {"running": [q.seq_id for q in state.running], "waiting": [q.seq_id for q in state.waiting],
+        seqs[slot[q.seq_id]] = {"num_computed": q.num_computed, "num_blocks": q.num_blocks,
+                                "output": list(q.output), "status": q.status.name}
+    return {"running": [slot[q.seq_id] for q in state.running], "waiting": [slot[q.seq_id] for q in state.waiting],
             "blocks_used": state.blocks_used, "num_preemptions": state.num_preemptions, "seqs": seqs}
 
 
@@ -160,7 +162,11 @@ class Validator:
     def compare(self, w: Workload, solver: bool = False) -> Mismatch | None:
         """The first field in which the encoding's trace differs from the spec's, or None."""
         b, x = self.b, self.x
-        steps = run(self.rules, w, b.steps)
+        slot = {r.seq_id: f"r{j}" for j, r in enumerate(w.requests)}
+        try:
+            steps = run(self.rules, w, b.steps)
+        except Exception as e:  # e.g. add() refused a request the stream drew as feasible
+            return Mismatch(w, 0, "spec.rules ran", "a run", f"{type(e).__name__}: {e}")
         m = self.model(w, solver)
         if m is None:
             return Mismatch(w, 0, "satisfiable", "unsat", "a run")
@@ -184,11 +190,12 @@ class Validator:
             want: tuple[object, ...]
             if s is None:  # the spec drained: the encoding must stand still
                 want_mid = want_post = snapshot(steps[-1].after_update if steps else self.rules.initial_state(
-                    w.config), b.slots)
+                    w.config), b.slots, slot)
                 want = (want_mid, [], want_post, [], [])
             else:
-                want = (snapshot(s.after_schedule, b.slots), [list(p) for p in s.batch],
-                        snapshot(s.after_update, b.slots), [list(t) for t in s.tokens], list(s.finished))
+                want = (snapshot(s.after_schedule, b.slots, slot), [[slot[i], n] for i, n in s.batch],
+                        snapshot(s.after_update, b.slots, slot), [[slot[i], tok] for i, tok in s.tokens],
+                        [slot[i] for i in s.finished])
             got = (mid, [list(p) for p in pairs], post, [[i, tok] for _, i, tok in got_tokens],
                    [i for _, i in finished])
             for name, g, e in zip(("after schedule()", "batch", "after update()", "tokens drawn", "finished"),
@@ -225,9 +232,10 @@ def validate(count: int, seed: int = SEED, bounds: Bounds = STREAM, skip: int = 
     for i, w in enumerate(stream(seed, skip + count, bounds)):
         if i < skip:
             continue
-        stats.count(run(rules, w, bounds.steps))
         found = v.compare(w)
-        if found is not None:
+        if found is None:
+            stats.count(run(rules, w, bounds.steps))
+        else:
             bad.append(found)
             if len(bad) >= stop:
                 break

@@ -32,6 +32,7 @@ BREAKS = {
     "LIVE": ("max_tokens_off_by_one", (1, 1, 1, 1), ((1, 1), (1, 1))),
     "deadlock": ("no_chunked_prefill", (1, 2, 1, 1), ((1, 1), (2, 1))),
     "crash": ("victim_first", (2, 2, 2, 3), ((1, 2), (2, 2))),
+    "protocol": ("protocol_pending_truthy", (1, 1, 1, 1), ((1, 1),)),
 }
 
 

@@ -127,6 +127,16 @@ def test_schedule_twice_without_update_is_a_protocol_error():
         schedule(state)
 
 
+def test_schedule_twice_is_a_protocol_error_even_after_an_empty_batch():
+    """An idle step (nothing waiting or running) schedules the empty batch, which is still pending."""
+    state, batch = schedule(initial_state(Config(10, 4, 8, 8)))
+    assert batch == ()
+    with pytest.raises(ProtocolError, match="call update"):
+        schedule(state)
+    state, done = update(state, sample)
+    assert done == () and schedule(state)[1] == ()
+
+
 def test_update_without_schedule_is_a_protocol_error():
     with pytest.raises(ProtocolError, match="call schedule"):
         update(initial_state(Config(10, 4, 8, 8)), sample)
