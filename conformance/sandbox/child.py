@@ -28,6 +28,7 @@ QUEUE_TYPES = {"waiting": deque, "running": list, "finished": list, "update()'s 
 REPORT_MAX = 2 << 20  # bytes of one workload's steps; correct runs of the corpus stay under 0.3 MB (a test checks)
 WRONG_TYPE = "wrong type: "  # how a reason in a snapshot's "missing" says the attribute is there but mistyped
 _type, _len, _dict_items, _list_iter, _deque_iter = type, len, dict.items, list.__iter__, deque.__iter__
+_set, _map, _min, _max = set, map, min, max
 
 
 def _reject(value: object) -> None:
@@ -134,21 +135,26 @@ def read_ids(items: Any, what: str, known: dict[str, Any]) -> list[str]:
     if not issubclass(_type(items), want):
         raise SubmissionProtocolError(f"{WRONG_TYPE}{what} must be a {want.__name__} (docs/api.md), "
                                       f"got {type_name(items)}")
-    it = _list_iter(items) if want is list else _deque_iter(items)
-    ids = []
-    for seq in it:
-        seq_id = exact_str(getattr(seq, "seq_id", None), f"seq_id of an item of {what}")
-        if seq_id not in known:
+    ids = [getattr(seq, "seq_id", None) for seq in (_list_iter(items) if want is list else _deque_iter(items))]
+    for seq_id in ids:
+        if _type(seq_id) is not str or seq_id not in known:  # the message is made only for a bad one
+            seq_id = exact_str(seq_id, f"seq_id of an item of {what}")
             raise SubmissionProtocolError(f"{what} holds unknown seq_id {seq_id!r}")
-        ids.append(seq_id)
-    return ids
+    return ids  # type: ignore[return-value]
+
+
+INTS = {int}
 
 
 def read_output(seq: Any, what: str) -> list[int]:
+    """A copy of seq.output, a list of ints in range: checked in C, item by item only to name a bad one."""
     out = seq.output
     if _type(out) is not list:
         raise SubmissionProtocolError(f"{what}.output must be a list, got {type_name(out)}")
-    return [exact_int(tok, f"{what}.output item") for tok in _list_iter(out)]
+    items: list[int] = list.copy(out)  # the real type is list: no method of it can be overridden
+    if items and (_set(_map(_type, items)) != INTS or not _min(items) > -BIG or not _max(items) < BIG):
+        return [exact_int(tok, f"{what}.output item") for tok in items]  # raises for the first bad one
+    return items
 
 
 SEQ_FIELDS = ("num_computed", "num_tokens", "num_blocks", "status", "output")  # the order of a row read
@@ -160,6 +166,24 @@ def read_field(seq: Any, name: str, seq_id: str) -> object:
     if name == "output":
         return read_output(seq, seq_id)
     return exact_int(getattr(seq, name), f"{seq_id}.{name}")
+
+
+def read_row(seq: Any, seq_id: str, attempt: Callable[[Callable[[], object], str, dict[str, str]], object]
+             ) -> tuple[list[object], dict[str, str]]:
+    """One sequence's row [num_computed, num_tokens, num_blocks, status, output] and why a field is unreadable.
+
+    The fields are read once, together; only when one fails are they read again one by one, to name it."""
+    try:
+        nc, nt, nb, status = seq.num_computed, seq.num_tokens, seq.num_blocks, seq.status.name
+        out = read_output(seq, seq_id)
+        if _type(nc) is _type(nt) is _type(nb) is int and _type(status) is str and _min(nc, nt, nb) > -BIG \
+                and _max(nc, nt, nb) < BIG:
+            return [nc, nt, nb, status[:64], out], {}
+    except BaseException:  # noqa: BLE001, S110 - a property may raise anything: read again field by field
+        pass
+    why: dict[str, str] = {}
+    row = [attempt(lambda n=name: read_field(seq, n, seq_id), name, why) for name in SEQ_FIELDS]  # type: ignore[misc]
+    return row, why
 
 
 def wire_row(before: list[object] | None, row: list[object]) -> list[object]:
@@ -207,9 +231,7 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[obj
     rows: dict[str, object] = {}
     seq_missing: dict[str, dict[str, str]] = {}
     for seq_id, seq in seqs.items():
-        why: dict[str, str] = {}
-        row = [attempt(lambda n=name, s=seq, i=seq_id: read_field(s, n, i), name, why)  # type: ignore[misc]
-               for name in SEQ_FIELDS]
+        row, why = read_row(seq, seq_id, attempt)
         before = sent.get(seq_id)
         if before != row:
             rows[seq_id] = wire_row(before, row)

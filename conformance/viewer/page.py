@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance.viewer.strips import Strip, placed, spec_strips
+from conformance.viewer.strips import MAX_DRAWN, UNDRAWN, Strip, placed, spec_strips
 from spec.explain import header
 from spec.model import Seq, State
 from spec.trace import Step, Trace, Workload, run_workload
@@ -55,6 +55,9 @@ def strip_html(strip: Strip | None, label: str, caption: str = "") -> str:
     if strip is None:
         return (f'<div class="strip" aria-label="{esc(label)}">{head}<span class="blk bad">more blocks held than '
                 'the cache has</span></div>')
+    if strip == UNDRAWN:
+        return (f'<div class="strip" aria-label="{esc(label)}">{head}<span class="blk free">not drawn: the cache '
+                f'has more than {MAX_DRAWN} blocks (the counts are in the table)</span></div>')
     cells = []
     i = 0
     while i < len(strip):

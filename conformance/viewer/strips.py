@@ -12,6 +12,7 @@ white-box snapshots.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,11 +32,16 @@ class StepStrips:
     after_update: Strip
 
 
+MAX_DRAWN = 4096  # caches with more blocks are not drawn: such a strip is unreadable, and placing it costs time
+UNDRAWN: Strip = ()  # the strip of a cache too large to draw
+
+
 class Blocks:
-    """A first-fit pool of `size` blocks, as the card draws it."""
+    """A first-fit pool of `size` blocks, as the card draws it (the free blocks in a heap, lowest first)."""
 
     def __init__(self, size: int) -> None:
         self.owner: list[str | None] = [None] * size
+        self.free = list(range(size))  # a heap: already ordered
         self.held: dict[str, list[int]] = {}
 
     def count(self, seq_id: str) -> int:
@@ -45,16 +51,16 @@ class Blocks:
         """Shrink seq_id to `total` blocks (its last ones go back) or grow it with the lowest free ones."""
         mine = self.held.setdefault(seq_id, [])
         while len(mine) > total:
-            self.owner[mine.pop()] = None
-        for i, who in enumerate(self.owner):
-            if len(mine) >= total:
-                break
-            if who is None:
-                self.owner[i] = seq_id
-                mine.append(i)
-        if len(mine) < total:
-            raise ValueError(f"{seq_id} holds {total} blocks but only {len(mine)} fit in a cache of "
+            block = mine.pop()
+            self.owner[block] = None
+            heapq.heappush(self.free, block)
+        if total - len(mine) > len(self.free):
+            raise ValueError(f"{seq_id} holds {total} blocks but only {len(mine) + len(self.free)} fit in a cache of "
                              f"{len(self.owner)}: the counts overrun the cache")
+        while len(mine) < total:
+            block = heapq.heappop(self.free)
+            self.owner[block] = seq_id
+            mine.append(block)
         if not mine:
             del self.held[seq_id]
 
@@ -63,7 +69,10 @@ class Blocks:
 
 
 def spec_strips(trace: Trace) -> tuple[StepStrips, ...]:
-    """Replay the card's allocator over the spec's decisions, in the order the spec made them."""
+    """Replay the card's allocator over the spec's decisions, in the order the spec made them (UNDRAWN strips
+    for a cache of more than MAX_DRAWN blocks)."""
+    if trace.workload.config.num_blocks > MAX_DRAWN:
+        return tuple(StepStrips(step.step, UNDRAWN, UNDRAWN) for step in trace.steps)
     blocks = Blocks(trace.workload.config.num_blocks)
     running: list[str] = []
     out = []
@@ -107,6 +116,8 @@ def placed(snapshots: Iterable[tuple[Sequence[str], Mapping[str, int]]], num_blo
     conforming submission's strips then equal the spec's. A pair whose counts
     overrun the cache has no picture (None), and placing goes on from the next pair.
     """
+    if num_blocks > MAX_DRAWN:
+        return [UNDRAWN for _ in snapshots]
     blocks = Blocks(num_blocks)
     out: list[Strip | None] = []
     for running, counts in snapshots:
@@ -115,7 +126,7 @@ def placed(snapshots: Iterable[tuple[Sequence[str], Mapping[str, int]]], num_blo
         for seq_id in order:
             want = counts.get(seq_id, 0)
             if want > blocks.count(seq_id):
-                if want - blocks.count(seq_id) <= blocks.owner.count(None):
+                if want - blocks.count(seq_id) <= len(blocks.free):
                     blocks.resize(seq_id, want)
                 else:
                     waiting_for_room.append(seq_id)
@@ -137,4 +148,6 @@ def text(strip: Strip | None) -> str:
     """The card's notation: seq ids side by side, a dot for a free block."""
     if strip is None:
         return "(more blocks held than the cache has)"
+    if strip == UNDRAWN:
+        return f"(not drawn: more than {MAX_DRAWN} blocks)"
     return "".join(FREE if who is None else who for who in strip)
