@@ -3,8 +3,8 @@
 python -m bench --check-time quick,default[,thorough] [--targets impl,reference,spec]: schedcheck check time
 per profile, each run in a child process on one CPU (bench/checktime.py).
 
-python -m bench --grade-throughput [--copies N] [--jobs J]: submissions per minute graded by `schedcheck grade`,
-against the same checks in process (bench/throughput.py).
+python -m bench --grade-throughput [--class course|catalog] [--copies N] [--jobs J]: submissions per minute
+graded by `schedcheck grade`, against the same checks in process (bench/throughput.py).
 """
 
 from __future__ import annotations
@@ -32,11 +32,13 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"with --check-time: targets among {','.join(TARGETS)} (default impl,reference)")
     parser.add_argument("--grade-throughput", action="store_true",
                         help="instead: submissions graded per minute by `schedcheck grade` (bench/throughput.py)")
+    parser.add_argument("--class", dest="which", choices=throughput.CLASSES, default="course",
+                        help="with --grade-throughput: the class to grade (default course)")
     parser.add_argument("--copies", type=int, default=2, help="with --grade-throughput: copies of the class")
     parser.add_argument("--jobs", type=int, default=2, help="with --grade-throughput: submissions graded at once")
     args = parser.parse_args(argv)
     if args.grade_throughput:
-        report = throughput.measure(args.copies, args.jobs)
+        report = throughput.measure(args.copies, args.jobs, args.which)
         print(throughput.render(report))
         if args.json:
             Path(args.json).write_text(json.dumps(report, indent=2) + "\n")

@@ -1,12 +1,21 @@
-"""Grading throughput: ``python -m bench --grade-throughput [--copies N] [--jobs J]``.
+"""Grading throughput: ``python -m bench --grade-throughput [--class course|catalog] [--copies N] [--jobs J]``.
 
-A class of correct and buggy submissions (impl and every catalog mutant, as calibrate writes them,
-`copies` times over) is graded with the default rubric by `schedcheck grade --jobs J` in a child
-process, from a fresh output folder, and timed: submissions per minute of wall time, with the CPU
-seconds of the whole process tree per submission. The baseline, measured in the same run, is the
-same submissions checked in process with no sandbox: each one's corpus and held-out cases run on
-it through the suite's own driver and judged by the same checkers, one process per core. The
-ratio of the two is the sandbox's overhead. The target is 30 submissions/min on 2 cores.
+A class is graded with the default rubric by `schedcheck grade --jobs J` in a child process, from a
+fresh output folder, and timed: submissions per minute of wall time (start-up and the class summary
+included), with the CPU seconds the whole machine spent per submission. Two classes, each `copies`
+times over:
+
+- ``course`` (the target): what a course hands in, correct and buggy: impl/, the seven correct style
+  files written independently of the spec's code (conformance/selfcheck/styles/), and the sixteen
+  bugs written from outside into those styles and impl (tests/conformance/unseen/);
+- ``catalog``: impl/ and every catalog mutant. A catalog mutant runs on the pure spec (immutable
+  tuples, conformance/mutants/build.py), which costs its child process about twice what a list-based
+  submission costs, so this class is slower than any course's.
+
+The baseline, measured in the same run, is the same submissions checked in process with no sandbox:
+each one's corpus and held-out cases run on it through the suite's own driver and judged by the same
+checkers, one process per core. The ratio of the two is the sandbox's overhead. The target is 30
+submissions/min on 2 cores for the course class.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_PER_MINUTE = 30.0
+CLASSES = ("course", "catalog")
 
 
 def _children_cpu() -> float:
@@ -30,16 +40,35 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def write_submissions(dest: Path, copies: int) -> list[Path]:
-    from conformance.grading.calibrate import write_class
+def _machine_cpu() -> float:
+    """CPU seconds the whole machine has spent (user, nice, system), from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()[1:4]
+    return sum(int(x) for x in fields) / os.sysconf("SC_CLK_TCK")
 
+
+def class_files() -> dict[str, dict[str, str]]:
+    """Each class as file name -> source."""
+    from conformance.grading.calibrate import write_class
+    from tests.conformance.unseen.planted import UNSEEN, source
+
+    course = {"impl.py": (ROOT / "impl" / "scheduler.py").read_text()}
+    course |= {f"style_{p.stem}.py": p.read_text() for p in sorted((ROOT / "conformance" / "selfcheck" / "styles")
+                                                                   .glob("*.py")) if not p.stem.startswith("_")}
+    course |= {f"bug_{name}.py": source(name) for name in UNSEEN}
+    with tempfile.TemporaryDirectory() as tmp:
+        catalog = {p.name: p.read_text() for p in write_class(tmp)}
+    return {"course": course, "catalog": catalog}
+
+
+def write_submissions(dest: Path, copies: int, which: str = "course") -> list[Path]:
+    files = class_files()[which]
     written: list[Path] = []
     for k in range(copies):
-        for path in write_class(dest / f"copy{k}"):
-            target = dest / f"{path.stem}_{k}.py"
-            path.rename(target)
+        for name, text in files.items():
+            target = dest / f"{Path(name).stem}_{k}.py"
+            target.write_text(text)
             written.append(target)
-        (dest / f"copy{k}").rmdir()
     return written
 
 
@@ -64,17 +93,17 @@ def in_process(path: str) -> float:
     return time.process_time() - start
 
 
-def measure(copies: int = 2, jobs: int = 2) -> dict[str, Any]:
+def measure(copies: int = 2, jobs: int = 2, which: str = "course") -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="schedcheck-throughput-") as tmp:
         subs = Path(tmp) / "subs"
         subs.mkdir()
-        paths = write_submissions(subs, copies)
+        paths = write_submissions(subs, copies, which)
         env = {**os.environ, "SCHEDCHECK_HELD_OUT_SEED": os.environ.get("SCHEDCHECK_HELD_OUT_SEED", "1")}
-        cpu0, start = _children_cpu(), time.perf_counter()
+        machine0, cpu0, start = _machine_cpu(), _children_cpu(), time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "conformance", "grade", str(subs), "--out", f"{tmp}/out",
                                "--jobs", str(jobs)], cwd=ROOT, env=env, capture_output=True, text=True,
                               check=False)
-        wall, cpu = time.perf_counter() - start, _children_cpu() - cpu0
+        wall, cpu, machine = time.perf_counter() - start, _children_cpu() - cpu0, _machine_cpu() - machine0
         if done.returncode != 0:
             raise RuntimeError(f"schedcheck grade exited {done.returncode}: {done.stderr[-2000:]}")
         os.environ.setdefault("SCHEDCHECK_HELD_OUT_SEED", env["SCHEDCHECK_HELD_OUT_SEED"])
@@ -84,9 +113,10 @@ def measure(copies: int = 2, jobs: int = 2) -> dict[str, Any]:
         base_wall = time.perf_counter() - base_start
     n = len(paths)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    return {"format": "schedcheck/bench-throughput", "version": 1, "submissions": n, "jobs": jobs,
-            "cpus": os.cpu_count(), "grade_wall_seconds": round(wall, 1), "grade_cpu_seconds": round(cpu, 1),
-            "per_minute": round(60 * n / wall, 1), "cpu_seconds_per_submission": round(cpu / n, 2),
+    return {"format": "schedcheck/bench-throughput", "version": 2, "class": which, "submissions": n, "jobs": jobs,
+            "cpus": os.cpu_count(), "grade_wall_seconds": round(wall, 1), "per_minute": round(60 * n / wall, 1),
+            "machine_cpu_seconds_per_submission": round(machine / n, 2),
+            "grader_cpu_seconds_per_submission": round(cpu / n, 2),
             "in_process_wall_seconds": round(base_wall, 1), "in_process_per_minute": round(60 * n / base_wall, 1),
             "in_process_cpu_seconds_per_submission": round(sum(base_cpu) / n, 2),
             "overhead": round(wall / base_wall, 2), "load_average_1min": None if load is None else round(load, 2),
@@ -95,9 +125,12 @@ def measure(copies: int = 2, jobs: int = 2) -> dict[str, Any]:
 
 def render(r: dict[str, Any]) -> str:
     verdict = "meets" if r["per_minute"] >= r["target_per_minute"] else "BELOW"
-    return (f"graded {r['submissions']} submissions (impl and the catalog mutants) with --jobs {r['jobs']} on "
+    what = ("impl, the style files and the bugs written from outside" if r["class"] == "course"
+            else "impl and the catalog mutants")
+    return (f"{r['class']} class: graded {r['submissions']} submissions ({what}) with --jobs {r['jobs']} on "
             f"{r['cpus']} CPUs: {r['grade_wall_seconds']} s wall, {r['per_minute']} submissions/min ({verdict} the "
-            f"target of {r['target_per_minute']:g}); {r['cpu_seconds_per_submission']} CPU s each\n"
+            f"target of {r['target_per_minute']:g}); the machine spent {r['machine_cpu_seconds_per_submission']} "
+            f"CPU s per submission (the grader's own processes {r['grader_cpu_seconds_per_submission']})\n"
             f"in process, no sandbox, same cases and checkers: {r['in_process_wall_seconds']} s wall, "
             f"{r['in_process_per_minute']}/min, {r['in_process_cpu_seconds_per_submission']} CPU s each\n"
             f"sandboxed / in process (wall): {r['overhead']}x; load average {r['load_average_1min']}")
