@@ -125,13 +125,12 @@ NOT_EXPRESSIBLE: dict[str, str] = {
 }
 
 
-def apply_edits(text: str, edits: tuple[Edit, ...], what: str) -> str:
-    """`text` with each edit applied in order; FaultError (naming `what`) if an anchor is not there exactly once."""
+def apply_edits(text: str, edits: tuple[Edit, ...], what: str, fix: str = "update the edit to the new text") -> str:
+    """`text` with each edit applied in order; FaultError naming `what` if an anchor is not there exactly once."""
     for edit in edits:
         count = text.count(edit.anchor)
         if count != 1:
-            raise FaultError(f"{what}: anchor {edit.anchor!r} occurs {count} times (expected exactly once); the "
-                             "text it edits changed: update the edit")
+            raise FaultError(f"{what}: anchor {edit.anchor!r} occurs {count} times (expected exactly once); {fix}")
         text = text.replace(edit.anchor, edit.replacement)
     return text
 
@@ -144,7 +143,8 @@ def patched_source(name: str, source: str | None = None) -> str:
         raise FaultError(f"fault {name!r}: " + (f"not expressible as an edit of spec/rules.py ({why})" if why else
                          f"unknown; known faults: {', '.join([*BY_NAME, *GUARDS])}"))
     text = RULES_PATH.read_text() if source is None else source
-    return apply_edits(text, fault.edits, f"fault {name!r} of {RULES_PATH} (spec/faults.py)")
+    return apply_edits(text, fault.edits, f"fault {name!r}",
+                       f"the text it edits in {RULES_PATH} changed: update the fault's edit in spec/faults.py")
 
 
 def module_with(edits: tuple[Edit, ...], name: str) -> types.ModuleType:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from spec.invariants import check_step
+from spec.loop import Steps
 from spec.model import Batch, Config, Event, State
 from spec.rules import peak_blocks
 from spec.trace import Request, SampleRule, Workload, liveness_bound
@@ -62,15 +63,14 @@ class Step:
 def run(rules: types.ModuleType, workload: Workload, max_steps: int, draws: Draws | None = None) -> tuple[Step, ...]:
     """Run `workload` on `rules` for at most `max_steps` steps (a faulty module may never drain)."""
     sample = draws_for(workload) if draws is None else draws
-    pending = sorted(workload.requests, key=lambda r: r.arrival)
     state: State = rules.initial_state(workload.config)
     steps: list[Step] = []
-    k = 0
-    while (pending or state.waiting or state.running) and k < max_steps:
-        k += 1
-        while pending and pending[0].arrival == k:
-            r = pending.pop(0)
+    run_steps: Steps[Request] = Steps(workload.requests, lambda r: r.arrival, lambda r: r.seq_id, max_steps)
+    arrived: set[str] = set()
+    for k, arrivals in run_steps:
+        for r in arrivals:
             state = rules.add(state, r.seq_id, r.prompt_len, r.max_tokens)
+            arrived.add(r.seq_id)
         before = state
         drawn: list[tuple[str, int]] = []
 
@@ -89,6 +89,8 @@ def run(rules: types.ModuleType, workload: Workload, max_steps: int, draws: Draw
             steps.append(Step(k, before, batch, events, mid, tuple(drawn), (), mid, f"update() raised {e!r}"))
             break
         steps.append(Step(k, before, batch, events, mid, tuple(drawn), tuple(q.seq_id for q in done), state))
+        # a faulty module may lose a sequence from every queue: the run ends when none is left to schedule
+        run_steps.finished(arrived - {q.seq_id for q in state.waiting + state.running})
     return tuple(steps)
 
 
