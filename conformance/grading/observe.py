@@ -35,7 +35,8 @@ class Case:
 
 CRASHES = {"exception": "crashed", "memory": "crashed", "exit": "crashed", "signal": "crashed",
            "protocol": "crashed", "load_error": "crashed", "timeout": "timeout", "cpu_limit": "timeout",
-           "not_run": "timeout", "stalled": "failed", "ok": "passed", "sandbox_error": "crashed"}
+           "not_run": "timeout", "abandoned": "crashed", "stalled": "failed", "ok": "passed",
+           "sandbox_error": "crashed"}
 
 
 def category(r: WorkloadResult) -> str:

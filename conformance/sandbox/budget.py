@@ -40,6 +40,10 @@ class Budget:
         return (self.cpu_used + now_cpu < self.cpu_seconds and self.restarts_used <= self.restarts
                 and time.monotonic() < self.deadline)
 
+    def restarts_spent(self) -> bool:
+        """Whether the restarts (not the CPU or the wall time) are what ran out."""
+        return self.restarts_used > self.restarts and self.cpu_used < self.cpu_seconds
+
     def why(self) -> str:
         return (f"the submission's total budget for all its runs ({self.cpu_seconds:g} s of CPU, "
                 f"{self.restarts} restarts after a crash or timeout, {self.wall_seconds:g} s of wall time) was spent")

@@ -215,13 +215,16 @@ def wall_limit(seconds: float) -> float:
     return WALL_FACTOR * seconds + WALL_SLACK
 
 
-def finish_rest(run: Run, budget: str | None) -> None:
-    """Every workload without a result: a load error, or not reached within the run's or submission's budget."""
+def finish_rest(run: Run, budget: str | None, crashes: bool = False) -> None:
+    """Every workload without a result: a load error, or not reached within the run's or submission's budget
+    (`crashes`: the budget that ran out is the restarts, spent on children that crashed)."""
     for rest in range(len(run.items)):
         if rest in run.results:
             continue
         if run.load_error is not None:
             run.finish(rest, "load_error", f"load_error: {run.load_error}")
+        elif budget is not None and crashes:
+            run.finish(rest, "abandoned", f"abandoned: {budget}; the children crashed again and again")
         elif budget is not None:
             run.finish(rest, "not_run", f"not_run: {budget}")
         else:

@@ -22,7 +22,8 @@ from conformance.sandbox.isolation import detect
 from conformance.sandbox.record import Item, Run, finish_rest
 from conformance.sandbox.types import Limits, LoadFailure, SandboxResult
 from conformance.sandbox.watch import MODULE, PROJECT, REFUSED, run_child
-from spec.trace import Workload, liveness_bound, workload_from_json, workload_to_json
+from spec.feasible import liveness_bound
+from spec.trace import Workload, workload_from_json, workload_to_json
 
 __all__ = ["MODULE", "PROBES", "PROJECT", "REFUSED", "prepare", "run_in_sandbox"]
 PROBES = ("mutate",)  # "mutate": the child clears every dict schedule() returns before calling update()
@@ -93,7 +94,8 @@ def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | M
             for rest in range(index, len(items)):
                 run.finish(rest, "not_run", f"not_run: skipped after {hangs} runs timed out")
             break
-    finish_rest(run, budget.why() if run.budget_spent and budget else None)
+    finish_rest(run, budget.why() if run.budget_spent and budget else None,
+                crashes=bool(run.budget_spent and budget and budget.restarts_spent()))
     return SandboxResult(
         run.iso, tuple(run.results[i] for i in range(len(items))), run.load_error,
         bytes(run.streams["stdout"]).decode(errors="replace"), bytes(run.streams["stderr"]).decode(errors="replace"),

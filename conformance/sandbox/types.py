@@ -24,6 +24,7 @@ STATUSES = (
     "signal",  # the process was killed by a signal (segfault, SIGKILL from the hard CPU limit)
     "load_error",  # the module could not be loaded (import error, refused import, missing class)
     "not_run",  # the run's or the submission's time budget was spent before this workload started
+    "abandoned",  # not run: the submission's restarts were all spent on children that crashed
     "sandbox_error",  # the sandbox itself failed to start: a fault of the grader, not the submission
 )
 
@@ -41,7 +42,8 @@ class Limits:
     memory_bytes: int = 1 << 30  # RLIMIT_AS of the child
     file_bytes: int = 1 << 20  # RLIMIT_FSIZE: the largest file the child may write
     open_files: int = 64  # RLIMIT_NOFILE
-    processes: int = 16  # RLIMIT_NPROC (processes of the child's uid; not enforced for root)
+    processes: int = 0  # RLIMIT_NPROC: new processes or threads the child may start (a scheduler needs none;
+    #                     a thread's CPU depends on scheduling luck); not enforced for root
     output_bytes: int = 1 << 20  # bytes of stdout and of stderr kept; the rest is counted and dropped
     report_bytes: int = 32 << 20  # bytes of JSON reports accepted from one child (one message: LINE_MAX)
     tmp_bytes: int = 64 << 20  # size of the child's private /tmp and of its /dev/shm (namespace levels)

@@ -26,10 +26,11 @@ from conformance.grading.calibrate import flatten
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "grading" / "hostile"
-CORRECT = ROOT / "conformance" / "mutants" / "reference_scheduler.py"
-FULL = {"results_json", "monkeypatch_builtins", "output_flood", "daemon_at_import", "read_by_handle",
+CORRECT = ROOT / "impl" / "scheduler.py"
+FULL = {"results_json", "monkeypatch_builtins", "output_flood", "read_by_handle",
         "read_host_files", "capabilities", "shm_fill", "deep_dirs", "shared_drop", "shared_pickup", "probe_frames",
-        "daemon_burner", "slow_correct"}  # attacks that gain nothing: graded as the correct scheduler they wrap
+        "slow_correct"}  # attacks that gain nothing: graded as the correct scheduler they wrap (the ones that fork
+#                           or start a thread are not: the child may start none, so they do not load or crash)
 HONEST = ("impl", "preempt_to_tail", "phase2_continue")
 REFUSED = {"fifo.py": "FIFO", "link.py": "symbolic link", "summary.csv.py": "a file grading writes",
            "caf\\xe9.py": "not valid UTF-8", "corrupt.zip": "cannot be read", "deflate64.zip": "cannot be read",

@@ -24,6 +24,7 @@ from tests.grading.test_sandbox import ARRIVALS, SELF_PREEMPTION, TIGHT, hostile
 
 PROJECT = Path(__file__).resolve().parents[2]
 AVAILABLE = [level for level in LEVELS if works(level)]
+ROOT = Path(__file__).resolve().parents[2]
 NAMESPACES = [level for level in AVAILABLE if level != "process-group"]
 RUNTIME_TOPS = {"bin", "dev", "lib", "lib32", "lib64", "libx32", "proc", "sandbox", "sbin", "tmp", "usr"}
 
@@ -195,5 +196,30 @@ def test_the_submission_budget_counts_restarts_so_its_cut_is_the_same_every_run(
         second = run_case("os_exit", tmp_path / "again", None, [ARRIVALS, SELF_PREEMPTION])
     assert [w.status for w in first.workloads] == ["exit", "exit", "exit"]
     assert first.children == 3 and second.children == 1  # a new call's first child is not a restart
-    assert [w.status for w in second.workloads] == ["exit", "not_run"]
+    assert [w.status for w in second.workloads] == ["exit", "abandoned"]  # a crash's doing, not a timeout's
     assert "2 restarts" in second.workloads[1].cause
+
+
+THREAD_AT_IMPORT = "import threading\nthreading.Thread(target=lambda: None).start()\n"
+FORK_IN_SCHEDULE = ("import os as _os\n_plain = Scheduler.schedule\n\n\ndef _forking(self):\n"
+                    "    if _os.fork() == 0:\n        _os._exit(0)\n    return _plain(self)\n\n\n"
+                    "Scheduler.schedule = _forking\n")
+
+
+@pytest.mark.parametrize("level", AVAILABLE)
+def test_by_default_the_child_can_start_no_thread_and_no_process(level: str, tmp_path: Path) -> None:
+    """A scheduler needs no thread or process, and what a thread burns depends on scheduling luck: with the
+    default limits (processes=0) starting one fails, the same way every run, at every level that runs the
+    child as a non-root uid."""
+    base = (ROOT / "impl" / "scheduler.py").read_text()
+    for name, tail, want in (("thread", THREAD_AT_IMPORT, "load_error"), ("fork", FORK_IN_SCHEDULE, "exception")):
+        path = tmp_path / name / "p07_scheduler.py"
+        path.parent.mkdir()
+        path.write_text(base + "\n\n" + tail)
+        limits = dataclasses.replace(TIGHT, processes=Limits().processes, isolation=level)
+        result = run_in_sandbox(path, [SELF_PREEMPTION], limits)
+        if not result.isolation.non_root:
+            pytest.skip(f"{level} runs the child as root here: RLIMIT_NPROC does not bind root")
+        assert [w.status for w in result.workloads] == [want], result.causes()
+        assert ("can't start new thread" if name == "thread" else "BlockingIOError") in \
+            (result.load_error or "") + result.workloads[0].cause
