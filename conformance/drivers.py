@@ -15,8 +15,9 @@ from typing import Any, cast
 from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
 from conformance.checks.checkers import expected_trace
 from conformance.limits import RUN_SECONDS, CallTimeout, time_limit
+from spec.feasible import liveness_bound
 from spec.loop import Steps
-from spec.trace import Request, Snapshot, Workload, liveness_bound, workload_to_json
+from spec.trace import Request, Snapshot, Workload, workload_to_json
 
 OBSERVED_FORMAT = "schedcheck/observed"
 STALL_STEPS = 64  # after this many empty batches in a row, all requests arrived, a run stops as if at its bound

@@ -26,8 +26,9 @@ from conformance.profiles import PROFILES, Profile, Stage
 from conformance.reports.report import CheckResult, Counterexample, Report
 from conformance.sources import HANGS_EXPLORING, Progress, Run, run_stage, run_token_values, stateful_finding
 from conformance.workloads.corpus import Vector, features, load_corpus, run_corpus
+from spec.feasible import liveness_bound
 from spec.golden import golden_cases
-from spec.trace import Workload, liveness_bound
+from spec.trace import Workload
 
 HANGS_SHRINKING = 6  # ... and, after that, while it shrinks and confirms the counterexamples it has
 

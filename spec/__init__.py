@@ -7,6 +7,7 @@ the invariants I1..I6 in ``spec.invariants``; workloads and traces in ``spec.tra
 """
 
 from spec.errors import InvalidConfig, InvalidRequest, InvalidWorkload, ProtocolError, SpecError
+from spec.feasible import liveness_bound
 from spec.invariants import (
     STATE_INVARIANTS,
     STEP_PROPERTIES,
@@ -39,7 +40,6 @@ from spec.trace import (
     Step,
     Trace,
     Workload,
-    liveness_bound,
     make_workload,
     run,
     run_workload,

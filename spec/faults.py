@@ -89,9 +89,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("reserve_whole_prompt", "phase2_waiting", (
         Edit(_P2_GROW, "grown = try_grow(state, head, head.num_tokens)"),)),
     Fault("grow_on_mod_one", "try_grow", (
-        Edit("need = blocks_for(state.config, tokens) - seq.num_blocks",
+        Edit("need = blocks_for(state.config.block_size, tokens) - seq.num_blocks",
              "need = (int(tokens % state.config.block_size == 1) if seq.num_blocks\n"
-             "            else blocks_for(state.config, tokens) - seq.num_blocks)"),)),
+             "            else blocks_for(state.config.block_size, tokens) - seq.num_blocks)"),)),
     Fault("capacity_off_by_one", "try_grow", (
         Edit("if state.blocks_used + need > state.config.num_blocks:",
              "if state.blocks_used + need >= state.config.num_blocks:"),)),

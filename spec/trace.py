@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import TypedDict
 
 from spec.errors import InvalidWorkload, SpecError
+from spec.feasible import liveness_bound
 from spec.loop import Steps
 from spec.model import Batch, Config, Event, Sample, State
-from spec.rules import add, initial_state, peak_blocks, schedule_explained, update_explained
+from spec.rules import add, initial_state, schedule_explained, update_explained
 
 FORMAT_VERSION = 1
 RULES_VERSION = "p07-rules/1"
@@ -103,35 +104,6 @@ class Trace:
     def outputs(self) -> dict[str, tuple[int, ...]]:
         """Each finished sequence's output."""
         return {s.seq_id: s.output for s in self.final.finished}
-
-
-def tightest_num_blocks(block_size: int, requests: Iterable[Request]) -> int:
-    """The fewest KV blocks with which every request fits alone: a workload is feasible with no fewer.
-
-    The one statement of feasibility (docs/rules.md, "Settled here"): check_request refuses
-    a request whose peak is larger than the cache; generators and shrinkers use this.
-    """
-    probe = Config(1, block_size, 1, 1)  # peak_blocks reads only the block size
-    return max((peak_blocks(probe, r.prompt_len, r.max_tokens) for r in requests), default=0)
-
-
-def ample_num_blocks(block_size: int, requests: Iterable[Request]) -> int:
-    """KV blocks for every request at its peak at once: with this many, no preemption can happen."""
-    probe = Config(1, block_size, 1, 1)
-    return sum(peak_blocks(probe, r.prompt_len, r.max_tokens) for r in requests)
-
-
-def liveness_bound(requests: Sequence[Request]) -> int:
-    """The most steps a feasible workload can take: (last arrival - 1) + sum(prompt_len + max_tokens - 1).
-
-    Every step that has arrived, unfinished work advances running[0] by >= 1 token
-    (running[0] is never preempted), and a sequence computes at most
-    prompt_len + max_tokens - 1 tokens while it is running[0]; only steps before the
-    last arrival can be idle.
-    """
-    if not requests:
-        return 0
-    return max(r.arrival for r in requests) - 1 + sum(r.prompt_len + r.max_tokens - 1 for r in requests)
 
 
 def run(config: Config, requests: Sequence[Request], sample: Sample, name: str = "") -> Trace:

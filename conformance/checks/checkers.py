@@ -13,8 +13,9 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
+from spec.feasible import liveness_bound
 from spec.model import Event
-from spec.trace import Trace, Workload, liveness_bound, run_workload
+from spec.trace import Trace, Workload, run_workload
 
 CHECKS = ("golden", "differential", "invariants", "equivalence", "liveness", "hygiene", "stateful")
 WHITE_BOX_CHECKS = ("invariants",)

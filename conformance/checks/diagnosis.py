@@ -25,8 +25,9 @@ from conformance.checks import probes
 from conformance.checks.checkers import Finding
 from conformance.checks.workload import check_workload
 from conformance.drivers import run_workload
+from spec.feasible import liveness_bound
 from spec.golden import case_named
-from spec.trace import Workload, liveness_bound, workload_to_json
+from spec.trace import Workload, workload_to_json
 
 MUTANTS_DIR = Path(__file__).resolve().parent.parent / "mutants"
 FEATURES_SHOWN = 6  # feature names printed per cause (all are in the JSON)

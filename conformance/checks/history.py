@@ -23,17 +23,10 @@ from conformance.checks.probes import first_difference
 from conformance.drivers import OBSERVED_FORMAT, Recorder, batch_pairs, batch_problem, raised, run_workload
 from conformance.limits import RUN_SECONDS as DRIVER_SECONDS
 from conformance.limits import CallTimeout, time_limit
+from spec.feasible import liveness_bound, tightest_num_blocks
 from spec.loop import Steps
 from spec.model import Config
-from spec.trace import (
-    Request,
-    Workload,
-    liveness_bound,
-    make_workload,
-    tightest_num_blocks,
-    workload_from_json,
-    workload_to_json,
-)
+from spec.trace import Request, Workload, make_workload, workload_from_json, workload_to_json
 
 OTHER_BASE = 5000  # the second instance's tokens: base + this, so mixed-up sequences show in the outputs
 RUN_SECONDS = 2 * DRIVER_SECONDS  # two instances share one limit

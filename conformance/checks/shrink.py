@@ -16,9 +16,9 @@ from conformance.checks.checkers import Finding, expected_trace
 from conformance.drivers import STEP_CAP, runnable, step_cap
 from conformance.limits import HangLimit
 from spec.errors import SpecError
+from spec.feasible import feasible, liveness_bound
 from spec.model import Config
-from spec.rules import peak_blocks
-from spec.trace import Request, Workload, liveness_bound, make_workload
+from spec.trace import Request, Workload, make_workload
 
 Predicate = Callable[[Workload], Finding | None]
 
@@ -49,7 +49,7 @@ def rebuild(w: Workload, config: Config | None = None, requests: tuple[Request, 
         return None
     shift = min(r.arrival for r in reqs) - 1  # the first arrival is always step 1
     reqs = tuple(Request(r.seq_id, r.prompt_len, r.max_tokens, r.arrival - shift) for r in reqs)
-    if any(peak_blocks(config, r.prompt_len, r.max_tokens) > config.num_blocks for r in reqs):
+    if not feasible(config, reqs):
         return None
     if any(max(v) >= r.max_tokens for r in reqs for k, v in eos.items() if k == r.seq_id):
         eos = {k: tuple(p for p in v if p < next(r.max_tokens for r in reqs if r.seq_id == k)) for k, v in eos.items()}

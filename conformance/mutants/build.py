@@ -65,8 +65,15 @@ def source(name: str | None = None, extra: Shape | None = None, doc: str | None 
     return text
 
 
-def stub(name: str) -> str:
-    """The text of conformance/mutants/<name>.py: a file to check that holds no code of its own."""
+REFERENCE = "reference_scheduler"  # the file of the submission with no bug, every mutant's base
+
+
+def stub(name: str | None) -> str:
+    """The text of conformance/mutants/<name>.py (None: the reference): a file to check with no code of its own."""
+    if name is None:
+        return (f'"""The submission every mutant is one edit away from: the rules of spec/rules.py, no bug.\n\n'
+                f'`schedcheck check` this file. {GENERATED}\n"""\n\n'
+                'from conformance.mutants.plant import plant\n\nplant(globals(), None)\n')
     return (f'"""Mutant {name}: `schedcheck check` this file.\n\n{GENERATED}\n"""\n\n'
             f'from conformance.mutants.plant import plant\n\nplant(globals(), "{name}")\n')
 
@@ -80,7 +87,7 @@ EXAMPLE_DOC = ("A P07 scheduler with one classic bug, for trying `schedcheck che
 
 def files() -> dict[Path, str]:
     """Every generated file and its text: a stub per mutant and the buggy example."""
-    out = {EXAMPLE: source(EXAMPLE_BUG, doc=EXAMPLE_DOC)}
+    out = {EXAMPLE: source(EXAMPLE_BUG, doc=EXAMPLE_DOC), HERE / f"{REFERENCE}.py": stub(None)}
     out.update({HERE / f"{name}.py": stub(name) for name in names()})
     return out
 

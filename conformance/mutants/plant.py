@@ -59,8 +59,11 @@ def reference() -> dict[str, Any]:
     return namespace
 
 
-def plant(namespace: dict[str, Any], name: str) -> None:
-    """Define in `namespace` the reference's names and a Scheduler that carries bug `name`."""
+def plant(namespace: dict[str, Any], name: str | None) -> None:
+    """Define in `namespace` the reference's names and a Scheduler that carries bug `name` (None: no bug)."""
+    if name is None:
+        namespace.update({k: v for k, v in reference().items() if not k.startswith("__")})
+        return
     base_tree, tree = ast.parse(source(None)), ast.parse(source(name))
     base_defs, defs = _top(base_tree), _top(tree)
     changed = {n for n, node in defs.items() if n not in base_defs or ast.dump(node) != ast.dump(base_defs[n])}

@@ -20,10 +20,11 @@ from types import ModuleType
 from conformance.sandbox.child import drive
 from conformance.sandbox.run import run_in_sandbox
 from conformance.sandbox.types import Limits
+from spec.feasible import liveness_bound, tightest_num_blocks
 from spec.model import Config
-from spec.trace import Request, Workload, liveness_bound, make_workload, tightest_num_blocks, workload_to_json
+from spec.trace import Request, Workload, make_workload, workload_to_json
 
-DEFAULT = Path(__file__).resolve().parents[1] / "mutants" / "reference_scheduler.py"
+DEFAULT = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from conformance.checks.checkers import Finding, expected_trace
 from conformance.checks.workload import WORKLOAD_CHECKS, check_workload
 from conformance.limits import HangLimit
 from spec.errors import InvalidWorkload
-from spec.rules import peak_blocks
+from spec.feasible import tightest_num_blocks
 from spec.trace import RULES_VERSION, Workload, workload_from_json
 
 CORPUS_DIR = Path(__file__).parent / "data"
@@ -83,7 +83,7 @@ def features(w: Workload) -> tuple[str, ...]:
         tags.add("block-size-1")
     if c.max_num_batched_tokens < c.max_num_seqs:
         tags.add("budget-below-max-num-seqs")
-    if c.num_blocks == max(peak_blocks(c, r.prompt_len, r.max_tokens) for r in w.requests):
+    if c.num_blocks == tightest_num_blocks(c.block_size, w.requests):
         tags.add("kv-one-peak")
     tags.update(scale_features(w, len(trace.steps), preempted,
                                max((len(s.after_schedule.waiting) for s in trace.steps), default=0)))

@@ -13,8 +13,9 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from spec.feasible import ample_num_blocks, tightest_num_blocks
 from spec.model import Config
-from spec.trace import Request, Workload, ample_num_blocks, make_workload, tightest_num_blocks
+from spec.trace import Request, Workload, make_workload
 
 
 @dataclass(frozen=True, slots=True)

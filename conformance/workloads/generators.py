@@ -11,9 +11,10 @@ from hypothesis import event
 from hypothesis import strategies as st
 
 from conformance.workloads import scale
+from spec.feasible import ample_num_blocks as ample_num_blocks_for
+from spec.feasible import tightest_num_blocks
 from spec.model import Config
-from spec.trace import Request, Workload, make_workload, tightest_num_blocks
-from spec.trace import ample_num_blocks as ample_num_blocks_for
+from spec.trace import Request, Workload, make_workload
 
 
 @st.composite

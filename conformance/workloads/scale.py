@@ -23,8 +23,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from spec.feasible import tightest_num_blocks
 from spec.model import Config
-from spec.trace import Request, Workload, make_workload, tightest_num_blocks
+from spec.trace import Request, Workload, make_workload
 
 BIG_IDS = (10**6, 2**31 - 7, 2**32 + 1, 2**53 - 3, 2**60, 2**64 + 5, -(10**6), -(2**40), -300)
 TWO_53 = 2**53

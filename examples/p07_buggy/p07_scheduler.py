@@ -133,14 +133,14 @@ class State:
 # --- helpers --------------------------------------------------------------------------
 
 
-def blocks_for(config: Config, tokens: int) -> int:
+def blocks_for(block_size: int, tokens: int) -> int:
     """Return the KV blocks needed to hold `tokens` tokens: ceil(tokens / block_size)."""
-    return -(-tokens // config.block_size)
+    return -(-tokens // block_size)
 
 
-def peak_blocks(config: Config, prompt_len: int, max_tokens: int) -> int:
+def peak_blocks(block_size: int, prompt_len: int, max_tokens: int) -> int:
     """Return the most blocks a request can ever hold: its last sampled token is never computed."""
-    return blocks_for(config, prompt_len + max_tokens - 1)
+    return blocks_for(block_size, prompt_len + max_tokens - 1)
 
 
 def try_grow(state: State, seq: Seq, tokens: int) -> tuple[State, Seq] | None:
@@ -149,7 +149,7 @@ def try_grow(state: State, seq: Seq, tokens: int) -> tuple[State, Seq] | None:
     need = blocks_for(tokens) - seq.num_blocks; need <= 0 succeeds with no change;
     blocks_used + need <= num_blocks takes the blocks (both counters).
     """
-    need = blocks_for(state.config, tokens) - seq.num_blocks
+    need = blocks_for(state.config.block_size, tokens) - seq.num_blocks
     if need <= 0:
         return state, seq
     if state.blocks_used + need > state.config.num_blocks:
@@ -182,10 +182,10 @@ def chunk(seq: Seq, budget: int) -> int:
 
 def _grow_event(rule: str, state: State, seq: Seq, n: int, tail: str) -> Event:
     held = seq.num_computed + n
-    need = blocks_for(state.config, held) - seq.num_blocks
+    need = blocks_for(state.config.block_size, held) - seq.num_blocks
     free = state.config.num_blocks - state.blocks_used
     msg = (
-        f"{seq.seq_id} needs {blocks_for(state.config, held)} blocks (+{max(need, 0)}) to hold "
+        f"{seq.seq_id} needs {need + seq.num_blocks} blocks (+{max(need, 0)}) to hold "
         f"{seq.num_computed} + {n} = {held} tokens, {state.blocks_used} + {max(need, 0)} "
         f"{'>' if need > free else '<='} {state.config.num_blocks}{tail}"
     )
@@ -374,7 +374,7 @@ def check_request(state: State, seq_id: object, prompt_len: object, max_tokens: 
     assert isinstance(prompt_len, int) and isinstance(max_tokens, int)
     config = state.config
     peak = prompt_len + max_tokens - 1
-    need = blocks_for(config, peak)
+    need = blocks_for(config.block_size, peak)
     if need > config.num_blocks:
         raise InvalidRequest(
             f"request {seq_id!r} can never be scheduled: it may hold {peak} tokens (prompt_len {prompt_len} + "

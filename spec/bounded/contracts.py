@@ -44,7 +44,7 @@ def blocks_for_rounds_up(block_size: int, tokens: int) -> int:
     post: __return__ * block_size >= tokens
     post: tokens == 0 or (__return__ - 1) * block_size < tokens
     """
-    return blocks_for(Config(1, block_size, 1, 1), tokens)
+    return blocks_for(block_size, tokens)
 
 
 def try_grow_keeps_accounting(num_blocks: int, block_size: int, used: int, held: int, tokens: int) -> bool:
@@ -59,10 +59,10 @@ def try_grow_keeps_accounting(num_blocks: int, block_size: int, used: int, held:
     seq = Seq("s", 1, 1, num_blocks=held, status=Status.RUNNING)
     grown = try_grow(state, seq, tokens)
     if grown is None:
-        return used + blocks_for(state.config, tokens) - held > num_blocks
+        return used + blocks_for(state.config.block_size, tokens) - held > num_blocks
     s2, q2 = grown
     return (s2.blocks_used - used == q2.num_blocks - held and s2.blocks_used <= num_blocks
-            and q2.num_blocks == max(held, blocks_for(state.config, tokens)))
+            and q2.num_blocks == max(held, blocks_for(state.config.block_size, tokens)))
 
 
 def chunk_stays_within_tokens(prompt_len: int, out_len: int, computed: int, budget: int) -> int:
@@ -117,10 +117,10 @@ def between_steps(num_blocks: int, block_size: int, max_num_seqs: int, budget: i
         nc[-1] = computed  # except running[-1], which may be in a chunked prefill
     if not all(1 <= c < p + o for c, (p, _, o) in zip(nc, shapes, strict=False)):
         return None
-    if sum(blocks_for(config, c) for c in nc) > num_blocks:
+    if sum(blocks_for(config.block_size, c) for c in nc) > num_blocks:
         return None
     seqs = [Seq(IDS[i], p, m, tuple(100 + k for k in range(o))) for i, (p, m, o) in enumerate(shapes)]
-    run = tuple(replace(q, num_computed=c, num_blocks=blocks_for(config, c), status=Status.RUNNING)
+    run = tuple(replace(q, num_computed=c, num_blocks=blocks_for(config.block_size, c), status=Status.RUNNING)
                 for q, c in zip(seqs, nc, strict=False))
     return State(config, waiting=tuple(seqs[running:]), running=run, blocks_used=sum(q.num_blocks for q in run))
 

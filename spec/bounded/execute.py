@@ -15,11 +15,12 @@ import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from spec.feasible import ample_num_blocks, liveness_bound
 from spec.invariants import check_step
 from spec.loop import Steps
 from spec.model import Batch, Config, Event, State
 from spec.rules import peak_blocks
-from spec.trace import Request, SampleRule, Workload, liveness_bound
+from spec.trace import Request, SampleRule, Workload
 
 EOS = 0
 STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD")
@@ -138,7 +139,7 @@ def step_violations(s: Step) -> dict[str, list[str]]:
 def ample(workload: Workload) -> Workload:
     """The same workload on a cache that holds every request's peak at once: nobody is ever preempted."""
     c = workload.config
-    room = sum(peak_blocks(c, r.prompt_len, r.max_tokens) for r in workload.requests)
+    room = ample_num_blocks(c.block_size, workload.requests)
     return replace(workload, config=Config(room, c.block_size, c.max_num_seqs, c.max_num_batched_tokens, c.eos))
 
 
@@ -181,7 +182,7 @@ def violations(rules: types.ModuleType, workload: Workload, steps: int) -> dict[
 def alone(rules: types.ModuleType, config: Config, request: Request, first: int,
           eos_draws: tuple[int, ...]) -> tuple[int, ...]:
     """The output of one request run alone on an ample cache (no preemption), with the proofs' sampler."""
-    room = peak_blocks(config, request.prompt_len, request.max_tokens)
+    room = peak_blocks(config.block_size, request.prompt_len, request.max_tokens)
     solo = Config(room, config.block_size, config.max_num_seqs, config.max_num_batched_tokens, config.eos)
     rule = SampleRule(((request.seq_id, first),), ((request.seq_id, eos_draws),) if eos_draws else (), EOS)
     steps = run(rules, Workload(solo, (replace(request, arrival=1),), rule), liveness_bound((request,)) + 1)

@@ -228,7 +228,7 @@ def explore_all(num_blocks: int, block_size: int, budget: int, max_num_seqs: int
                                            range(1, max_num_seqs + 1)):
         config = Config(nb, bs, ms, b)
         for reqs in itertools.product(shapes, repeat=requests):
-            if any(spec.rules.peak_blocks(config, p, m) > nb for p, m in reqs):
+            if any(spec.rules.peak_blocks(config.block_size, p, m) > nb for p, m in reqs):
                 continue
             r = explore(Scope(config, reqs), rules, every=every)
             scopes += 1

@@ -26,6 +26,7 @@ from spec.bounded.evaluate import Compiled, Values, assignment
 from spec.bounded.execute import Step, run
 from spec.bounded.transition import Run
 from spec.bounded.witness import pin, read, val
+from spec.feasible import tightest_num_blocks
 from spec.model import Config, State
 from spec.trace import Request, Workload, make_workload
 
@@ -80,7 +81,7 @@ def candidate(rng: random.Random, b: Bounds) -> Workload:
                        for _ in range(n)), key=lambda r: r.arrival)
         names = [f"s{k}" for k in rng.sample(range(10), n)]  # ids whose sorted order is not the arrival order
         reqs = [Request(names[i], r.prompt_len, r.max_tokens, r.arrival) for i, r in enumerate(reqs)]
-        peak = max(spec.rules.peak_blocks(Config(1, bs, 1, 1), r.prompt_len, r.max_tokens) for r in reqs)
+        peak = tightest_num_blocks(bs, reqs)
         if peak > b.num_blocks:
             continue
         num_blocks = peak if thrash else rng.randint(peak, b.num_blocks)

@@ -18,8 +18,8 @@ from conformance.workloads.corpus import (
     load_corpus,
 )
 from conformance.workloads.corpus_build import SCALE, build, select
+from spec.feasible import feasible
 from spec.golden import case_named
-from spec.rules import peak_blocks
 from spec.trace import RULES_VERSION
 
 EDGE_FEATURES = {"block-size-1", "budget-below-max-num-seqs", "chunk-on-block-boundary", "chunked-prefill",
@@ -76,7 +76,7 @@ def scale_problems(family, vectors):
         missing = set(tags) - set(v.workload.tags)
         if missing:
             problems.append(f"{v.vector_id}: lacks {sorted(missing)}")
-        if any(peak_blocks(w.config, r.prompt_len, r.max_tokens) > w.config.num_blocks for r in w.requests):
+        if not feasible(w.config, w.requests):
             problems.append(f"{v.vector_id}: a request does not fit the cache alone")
     return problems
 

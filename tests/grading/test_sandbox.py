@@ -1,6 +1,6 @@
 """The sandbox against hostile submissions: it always returns, names the cause, and stays usable.
 
-Each file in hostile/ is appended to conformance/mutants/reference_scheduler.py (a plain scheduler)
+Each file in hostile/ is appended to impl/scheduler.py (a plain, list-based scheduler)
 and patches one thing. Limits are tight so that every case is safe and quick on a 2-core machine.
 """
 
@@ -19,7 +19,7 @@ from spec.model import Config
 from spec.trace import Request, Workload, make_workload, run_workload, snapshot_to_json
 
 HERE = Path(__file__).parent
-CORRECT = HERE.parents[1] / "conformance" / "mutants" / "reference_scheduler.py"
+CORRECT = HERE.parents[1] / "impl" / "scheduler.py"
 TIGHT = Limits(workload_seconds=2.0, workload_cpu_seconds=2, startup_seconds=5.0, run_seconds=30.0,
                cpu_seconds=20, memory_bytes=256 << 20, processes=16, output_bytes=1 << 20)
 

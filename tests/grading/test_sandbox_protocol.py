@@ -16,10 +16,11 @@ import pytest
 
 from conformance.sandbox import protocol
 from conformance.sandbox.child import drive, trace_line
+from spec.feasible import liveness_bound
 from spec.model import Config
-from spec.trace import Request, liveness_bound, make_workload, run_workload, snapshot_to_json, workload_to_json
+from spec.trace import Request, make_workload, run_workload, snapshot_to_json, workload_to_json
 
-CORRECT = Path(__file__).resolve().parents[2] / "conformance" / "mutants" / "reference_scheduler.py"
+CORRECT = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
 WORKLOAD = make_workload(Config(3, 2, 8, 64), [Request("a1", 2, 3), Request("a2", 2, 3, arrival=2)])
 DATA = workload_to_json(WORKLOAD)
 CAP = liveness_bound(WORKLOAD.requests) + 16

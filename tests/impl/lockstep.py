@@ -11,10 +11,11 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+from spec.feasible import liveness_bound
 from spec.loop import Steps
 from spec.model import State
 from spec.rules import add, initial_state, schedule, update
-from spec.trace import Workload, liveness_bound, snapshot_to_json
+from spec.trace import Workload, snapshot_to_json
 
 
 def impl_snapshot(sched: Any) -> dict[str, object]:

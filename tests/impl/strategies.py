@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from spec.feasible import tightest_num_blocks
 from spec.model import Config
-from spec.rules import peak_blocks
 from spec.trace import Request, Workload, make_workload
 
 
@@ -31,8 +31,7 @@ def edge_workloads(draw: st.DrawFn) -> Workload:
         arrival = draw(st.sampled_from((1, 1, 1, 2) if storm else (1, 1, 2, 3, 5, 8)))
         requests.append(Request(f"s{i}", prompt, draw(st.integers(2 if storm else 1, 6)), arrival))
     requests.sort(key=lambda r: r.arrival)
-    probe = Config(1, block_size, 1, 1)
-    peak = max(peak_blocks(probe, r.prompt_len, r.max_tokens) for r in requests)
+    peak = tightest_num_blocks(block_size, requests)
     tiny = st.integers(peak, peak + 1)
     num_blocks = draw(tiny if storm else st.one_of(st.just(peak), tiny, st.integers(peak, 4 * peak)))
     eos_at = {}

@@ -64,7 +64,7 @@ def test_the_submission_the_mutants_derive_from_is_conformant(tmp_path):
     assert report.verdict == "PASS", report.summary()
 
 
-def test_the_plain_reference_for_the_grading_tests_is_conformant():
+def test_the_generated_reference_file_is_conformant():
     report = run("conformance/mutants/reference_scheduler.py", "quick")
     assert report.verdict == "PASS", report.summary()
 

@@ -137,7 +137,7 @@ def test_crosshair_refutes_a_wrong_contract(tmp_path):
             pre: 1 <= block_size <= 8 and 0 <= tokens <= 64
             post: __return__ * block_size <= tokens
             """
-            return blocks_for(Config(1, block_size, 1, 1), tokens)
+            return blocks_for(block_size, tokens)
     '''))
     r = _crosshair("check", "--per_condition_timeout=20", str(bad), timeout=600)
     assert r.returncode == 1 and "floor_not_ceil" in r.stdout, r.stdout + r.stderr

@@ -19,7 +19,7 @@ from conformance.grading.rubric import DEFAULT_RUBRIC
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "grading" / "hostile"
-CORRECT = ROOT / "conformance" / "mutants" / "reference_scheduler.py"
+CORRECT = ROOT / "impl" / "scheduler.py"
 
 
 def tight_rubric(tmp_path, explore=False):

@@ -1,8 +1,9 @@
 """Drive the model call by call on a workload, checking every invariant after every call."""
 
 from spec import add, check_all_finished, check_state, check_step, initial_state, schedule, update
+from spec.feasible import liveness_bound
 from spec.loop import Steps
-from spec.trace import Workload, liveness_bound
+from spec.trace import Workload
 
 
 def drive(w: Workload, observe=None):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conformance.workloads.generators import ample_num_blocks, feasible_workloads, with_num_blocks
 from spec import outputs_equivalent, run_workload, schedule, update
-from spec.trace import liveness_bound
+from spec.feasible import liveness_bound
 from tests.conftest import examples
 from tests.spec.drive import drive
 

@@ -21,7 +21,7 @@ def started(config, *requests):
 
 def test_blocks_for_rounds_up():
     c = Config(10, 4, 1, 1)
-    assert [blocks_for(c, t) for t in (0, 1, 4, 5, 8, 9)] == [0, 1, 1, 2, 2, 3]
+    assert [blocks_for(c.block_size, t) for t in (0, 1, 4, 5, 8, 9)] == [0, 1, 1, 2, 2, 3]
 
 
 def test_try_grow_takes_only_the_missing_blocks():

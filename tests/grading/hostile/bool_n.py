@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """schedule() returns True for n = 1 (True == 1 in Python). Expected: protocol (bool is not int)."""
 _schedule = Scheduler.schedule
 

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Check its own privileges: effective capabilities, root uid, network.
 
 Expected: ok at every level (no capability, not root; no network at the namespace levels); had it any,

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Every Scheduler() leaves a setsid daemon spinning forever, then is correct and quick.
 
 Expected: ok on every workload, the same on a loaded machine: what a workload started is killed when

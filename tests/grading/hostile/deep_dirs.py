@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Build a folder nested 1,500 levels deep (and one with an undecodable name) where it may write, then behave.
 
 Expected: ok; cleaning up after the child never fails (nothing it writes lands on the grader's disk

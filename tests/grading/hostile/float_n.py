@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """schedule() returns floats (2.0 == 2 in Python). Expected: protocol (an n must be an exact int)."""
 _schedule = Scheduler.schedule
 

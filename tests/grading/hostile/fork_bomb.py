@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """schedule() forks until the OS refuses (at most 64 times, so it stays safe anywhere).
 
 Expected: exception (the fork failure, under RLIMIT_NPROC), every forked process gone afterwards.

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Every Scheduler() forks a child that spins for 30 s and waits for it: the worker itself uses no CPU.
 
 Expected: cpu_limit (the CPU of the whole process tree counts, not the worker's alone); nothing survives.

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """schedule() hangs only when a sequence named 'a1' exists, so one workload hangs and the others run.
 
 Expected: timeout for that workload alone; the next workload runs in a fresh child and is ok.

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """schedule() never returns: a busy loop. Expected: timeout (or cpu_limit under a tighter CPU limit)."""
 _schedule = Scheduler.schedule
 

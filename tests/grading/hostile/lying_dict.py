@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """schedule() returns a dict subclass whose __eq__ is always True and whose items() shows the right batch,
 while its real contents double every n.
 

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """schedule() reports a negative token count. Expected: protocol (every n must be >= 1)."""
 _schedule = Scheduler.schedule
 

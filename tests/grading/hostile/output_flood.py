@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """The first schedule() writes 100 MB to stdout, then the scheduler behaves correctly.
 
 Expected: ok (the rules say nothing about printing), stdout cut at the byte cap, truncation reported.

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Look for the fresh-dict probe before answering: in every caller frame and in every object in memory.
 
 Expected: ok on a probe run and a scored run alike: nothing in the process names the probe before

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Read a file by handle (open_by_handle_at), which needs CAP_DAC_READ_SEARCH, and hide nothing.
 
 Expected: ok (no capability: the call fails with EPERM); had it worked, schedule() returns a list.

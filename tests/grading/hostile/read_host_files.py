@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Look for the grader's files and other students' work: the project, root-only files, the host's /tmp.
 
 Expected: ok at the namespace levels (none of them exists in the child's root) and at every level

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """After every update(), replace each sequence's output list with a list subclass that lies about its
 contents and equality, so a harness reading seq.output through its methods would see other tokens.
 

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Write endless well-formed JSON lines to every inherited pipe (the report pipe among them) at import.
 
 Expected: the parent stops reading at its caps (messages, bytes) and blames the submission: protocol

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """At import and on every schedule(), write a results.json claiming full marks, then behave correctly.
 
 Expected: ok; the parent never reads the file and it is gone with the child's directory.

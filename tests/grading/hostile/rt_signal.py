@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """The first schedule() of a process sends itself SIGRTMIN+3, which no code of the grader names.
 
 Expected: signal, and the cause names SIGRTMIN+3 (the parent never raises on an unknown number).

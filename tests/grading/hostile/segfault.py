@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """update() kills its own process with SIGSEGV, as a crash in C code would. Expected: signal, naming SIGSEGV."""
 import os
 import signal

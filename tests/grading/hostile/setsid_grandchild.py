@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """schedule() leaves a grandchild in its own session (it escapes killpg), then hangs.
 
 Expected: timeout, and no process with the marker argv 'sleep 913.25' alive afterwards.

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Leave state behind for a later run: a file in /tmp, /var/tmp and /dev/shm, and a System V segment.
 
 Expected: ok; at the namespace levels nothing of it outlives the child (shared_pickup finds nothing).

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Pick up what shared_drop left: a file in /tmp, /var/tmp, /dev/shm, or its System V segment.
 
 Expected: ok at the namespace levels (private /tmp, /dev/shm and IPC); had it found anything,

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Fill /dev/shm and /tmp with 300 MB each (in 1 MB files, under RLIMIT_FSIZE), then behave.
 
 Expected: ok; the writes stop at the private tmpfs's size (namespace levels) and vanish with the child.

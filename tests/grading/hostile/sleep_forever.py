@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """schedule() blocks without using CPU, which RLIMIT_CPU cannot see. Expected: timeout (wall clock)."""
 import time
 

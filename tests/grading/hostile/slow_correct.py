@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Correct but slow: every Scheduler() burns 100,000 loop iterations of CPU (milliseconds).
 
 Expected: ok, the same verdict on a loaded machine (limits count CPU time); its workloads report

@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """update() calls sys.exit(3): SystemExit is a BaseException. Expected: exception naming SystemExit."""
 import sys
 

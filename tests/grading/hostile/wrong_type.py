@@ -1,4 +1,4 @@
-# ruff: noqa: F821  (appended to conformance/mutants/reference_scheduler.py, which defines Scheduler)
+# ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """schedule() returns a list of pairs instead of a dict. Expected: protocol, naming the type."""
 _schedule = Scheduler.schedule
 

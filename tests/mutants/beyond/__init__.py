@@ -13,8 +13,8 @@ BEYOND = {s.name: s for s in (
         Edit("if (eos is not None and token == eos) or", "if (eos is not None and token is eos) or"),)),
     # blocks counted with float division; wrong once token counts pass 2**53
     Shape("float_blocks", "blocks_for", (
-        Edit("    return -(-tokens // config.block_size)\n",
-             "    import math\n\n    return math.ceil(tokens / config.block_size)\n"),)),
+        Edit("    return -(-tokens // block_size)\n",
+             "    import math\n\n    return math.ceil(tokens / block_size)\n"),)),
     # a sequence preempted three times loses its output (a retry limit)
     Shape("preempt_cap", "preempt", (
         Edit("    status: Status = Status.WAITING\n",

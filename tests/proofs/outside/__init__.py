@@ -21,8 +21,8 @@ SAME = {  # outside bug -> the fault of spec/faults.py that is the same edit
 
 OUTSIDE: dict[str, tuple[str, tuple[Edit, ...]]] = {  # name -> (what it gets wrong, its edits)
     "blocks_for_ceil_off_by_one": ("ceil written as (t + bs) // bs: one block too many at exact multiples", (
-        Edit("    return -(-tokens // config.block_size)",
-             "    return (tokens + config.block_size) // config.block_size"),)),
+        Edit("    return -(-tokens // block_size)",
+             "    return (tokens + block_size) // block_size"),)),
     "chunk_prefill_decode_split": ("a sequence with output counts as decoding: a recompute crawls 1 token a step", (
         Edit("    return min(seq.remaining, budget)",
              "    return min(seq.prompt_len - seq.num_computed, budget) if not seq.output else 1"),)),
