@@ -21,7 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol, cast
 
-from conformance.sandbox.child import QUEUE_TYPES
+from conformance.sandbox.readers import QUEUE_TYPES
 from spec.model import Config, Sample, State
 from spec.rules import add as spec_add
 from spec.rules import initial_state, schedule, update

@@ -4,7 +4,8 @@ The sandbox child runs conformance/sandbox/child.py with spec/loop.py (the proje
 sandbox), and a mutant submission is spec/errors.py, spec/model.py, spec/rules.py and
 conformance/mutants/shim.py in one file. ``one_module`` keeps each text's code in the order given,
 drops each docstring and every import of the project's own packages, and puts the other imports
-once at the top, so the result imports only the standard library.
+once at the top (read from the syntax tree, so an import may span lines), so the result imports
+only the standard library.
 """
 
 from __future__ import annotations
@@ -14,30 +15,27 @@ import ast
 PROJECT = ("spec", "conformance", "impl")  # packages whose imports are dropped: their code is in the texts
 
 
-class AssemblyError(ValueError):
-    """A text cannot be assembled: an import spans lines, so it cannot be moved."""
-
-
 def body(text: str, imports: dict[str, set[str]]) -> str:
-    """A module's text without its docstring and imports; its imports from outside the project go into `imports`."""
+    """A module's text without its docstring and top-level imports; its imports from outside the project go
+    into `imports` (module -> names; an empty set for a plain ``import module``)."""
     tree = ast.parse(text)
-    first = tree.body[0] if tree.body else None
     lines = text.splitlines(keepends=True)
+    dropped: set[int] = set()  # 0-based line numbers
+    first = tree.body[0] if tree.body else None
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        lines = lines[first.end_lineno or 0:]
-    kept = []
-    for line in lines:
-        if line.startswith(("import ", "from ")) and line.rstrip().endswith(("(", "\\")):
-            raise AssemblyError(f"cannot assemble {line.strip()!r}: it spans lines; keep the imports of the "
-                                "files assembled into one module (conformance/assemble.py) on one line each")
-        if line.startswith("import "):
-            imports.setdefault(line.split()[1], set())
-        elif line.startswith("from "):
-            module, _, imported = line[len("from "):].partition(" import ")
-            if module != "__future__" and module.partition(".")[0] not in PROJECT:
-                imports.setdefault(module, set()).update(n.strip() for n in imported.split(","))
+        dropped.update(range(first.end_lineno or 0))
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                imports.setdefault(alias.name if alias.asname is None else f"{alias.name} as {alias.asname}", set())
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if node.module != "__future__" and node.module.partition(".")[0] not in PROJECT:
+                imports.setdefault(node.module, set()).update(
+                    a.name if a.asname is None else f"{a.name} as {a.asname}" for a in node.names)
         else:
-            kept.append(line)
+            continue
+        dropped.update(range(node.lineno - 1, node.end_lineno or node.lineno))
+    kept = [line for i, line in enumerate(lines) if i not in dropped]
     return "".join(kept).strip("\n") + "\n"
 
 

@@ -20,8 +20,9 @@ from typing import Any
 from conformance.sandbox.budget import current
 from conformance.sandbox.isolation import detect
 from conformance.sandbox.record import Item, Run, finish_rest
+from conformance.sandbox.spawn import MODULE, PROJECT, REFUSED
 from conformance.sandbox.types import Limits, LoadFailure, SandboxResult
-from conformance.sandbox.watch import MODULE, PROJECT, REFUSED, run_child
+from conformance.sandbox.watch import run_child
 from spec.feasible import liveness_bound
 from spec.trace import Workload, workload_from_json, workload_to_json
 

@@ -1,83 +1,28 @@
 """One sandbox child seen from the parent: start it, read its pipes with caps, enforce the limits, end it.
 
-The child gets everything through inherited file descriptors (the job as a memfd, the probe channel
-as a pipe, the report pipe), so nothing of the grader has to be visible in its filesystem: at the
-namespace levels its root holds the runtime and a read-only /sandbox with the one submission.
-Limits are checked every POLL seconds against the CPU time of the child's whole process tree.
+The child is started by conformance/sandbox/spawn.py. Limits are checked every POLL seconds against
+the CPU time of the child's whole process tree.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import selectors
-import subprocess
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
-import spec.loop
-from conformance.assemble import one_module
 from conformance.sandbox import protocol, record
 from conformance.sandbox.budget import current, remove_tree
-from conformance.sandbox.isolation import UID_BASE, plan
 from conformance.sandbox.memo import digest
 from conformance.sandbox.procs import host_pid, kill, kill_tree, strays, tree_cpu
 from conformance.sandbox.record import Run, Trace, ended, idle_limit, judge_trace, load_failure, stopped, wall_limit
+from conformance.sandbox.spawn import PROJECT, RLIMITS, base_dir, fresh_uid, start
 from conformance.sandbox.types import LoadFailure
 
-PROJECT = Path(__file__).resolve().parents[2]
-REFUSED = ["spec", "impl", "conformance", "schedcheck", "tests"]
-BOOT_SOURCE = Path(__file__).with_name("boot.py").read_text()
-DRIVER_SOURCE = one_module([Path(__file__).with_name("child.py").read_text(), Path(spec.loop.__file__).read_text()],
-                           "The sandbox child's driver, with the run protocol it drives (spec/loop.py).", future=True)
-MODULE = "p07_scheduler.py"
-RLIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
 LINE_MAX = 8 << 20  # bytes of one message
 POLL = 0.2  # seconds between two checks of the limits
-_base: list[str] = []
-
-
-def base_dir() -> str:
-    """This process's folder for run folders: 0711, so a run's own uid can reach its folder but list nothing."""
-    if not _base or not os.path.isdir(_base[0]):
-        _base[:] = [tempfile.mkdtemp(prefix="schedcheck-sandbox-")]
-        os.chmod(_base[0], 0o711)
-    return _base[0]
-
-
-def job_fd(job: dict[str, Any]) -> int:
-    """The job as an anonymous in-memory file: it never appears in any filesystem the child can see."""
-    fd = os.memfd_create("schedcheck-job", 0)
-    data = json.dumps(job).encode()
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
-def probe_fd(run: Run, first: int) -> int:
-    """A pipe holding one record per workload (local index, fresh-dict probe flag); the write end is closed."""
-    read_end, write_end = os.pipe()
-    records = b"".join(i.to_bytes(3, "big") + bytes([item[3]]) for i, item in enumerate(run.items[first:]))
-    os.write(write_end, records)  # at most a few hundred records: far below a pipe's buffer
-    os.close(write_end)
-    return read_end
-
-
-_started = [0]
-
-
-def fresh_uid() -> int:
-    """A uid no other live child has: this process's pid (unique among live graders) and a counter of its children.
-
-    Distinct uids keep RLIMIT_NPROC counts, survivor sweeps and files left in a shared /tmp apart.
-    """
-    _started[0] += 1
-    return UID_BASE + (os.getpid() % (1 << 22)) * 64 + _started[0] % 64
 
 
 class Child:
@@ -97,48 +42,12 @@ class Child:
         self.cpu = self.phase_cpu = 0.0
         self.base = tempfile.mkdtemp(dir=base_dir())
         try:
-            self.proc, self.report = self.start(submission, first)
+            self.proc, self.report = start(run, self.base, self.uid, self.token, submission, first)
         except BaseException:
             remove_tree(self.base)
             raise
         self.phase_start = self.heard = time.monotonic()  # heard: when the child last wrote anything
         run.children += 1
-
-    def start(self, submission: bytes, first: int) -> tuple[subprocess.Popen[bytes], int]:
-        run, limits, level = self.run, self.run.limits, self.run.iso.level
-        run_dir, root_dir = os.path.join(self.base, "run"), os.path.join(self.base, "root")
-        os.mkdir(run_dir, 0o700 if level == "process-group" else 0o755)
-        os.mkdir(root_dir, 0o755)
-        os.chmod(self.base, 0o711)  # the run's uid may pass through to its folder, never list it
-        module = os.path.join(run_dir, MODULE)
-        Path(module).write_bytes(submission)
-        os.chmod(module, 0o644)
-        if level == "process-group" and self.uid is not None:
-            os.chown(run_dir, self.uid, self.uid)
-        how = plan(level, self.uid, run_dir, root_dir, str(PROJECT), list(limits.hide), limits.tmp_bytes)
-        if how is None:
-            raise RuntimeError(f"isolation level {level} cannot start an interpreter here")
-        rlimits = dict(zip(RLIMITS, (limits.cpu_seconds, limits.memory_bytes, limits.file_bytes, limits.open_files,
-                                     limits.processes, 0), strict=True))
-        job = {"driver": DRIVER_SOURCE, "rlimits": rlimits, "refuse": REFUSED, "hidden": [str(PROJECT)],
-               "module": os.path.join(how.workdir, MODULE), "white_box": limits.white_box,
-               "workload_cpu_seconds": limits.workload_cpu_seconds,
-               "workloads": [{"workload": data, "step_cap": cap} for _, data, cap, _ in run.items[first:]]}
-        fds = [job_fd(job), probe_fd(run, first)]
-        read_end, write_end = os.pipe()
-        fds.insert(0, write_end)
-        home = how.workdir if level == "process-group" else "/tmp"
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
-               "HOME": home, "TMPDIR": home, "SCHEDCHECK_SANDBOX": self.token}
-        argv = how.argv + [how.python, "-E", "-P", "-s", "-S", "-B", "-c", BOOT_SOURCE, *map(str, fds)]
-        try:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    cwd=run_dir if level == "process-group" else "/", env=env,
-                                    start_new_session=True, pass_fds=tuple(fds))
-        finally:
-            for fd in fds:
-                os.close(fd)
-        return proc, read_end
 
     def limits(self) -> tuple[float, float, float]:
         """(CPU, idle, hard wall) seconds of the phase: importing, or one workload."""

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, replace
 import z3
 
 from spec.bounded import claims as c
-from spec.bounded.encode import Bounds, Inputs, num, var
+from spec.bounded.encode import FINISHED, Bounds, Inputs, num, var
 from spec.bounded.encode import total as add_up
 from spec.bounded.induction import inv
 from spec.bounded.transition import Run
@@ -90,7 +90,7 @@ def _bad(name: str, run: Run, ample: Run | None) -> Callable[[int], z3.BoolRef]:
             assert ample is not None
             t, a = run.post[k], ample.post[k]
             # the output is the last `out` tokens drawn: equal outputs have equal `out` and `drawn`
-            differ = [z3.And(t.status[j] == c.FINISHED, a.status[j] == c.FINISHED,
+            differ = [z3.And(t.status[j] == FINISHED, a.status[j] == FINISHED,
                              z3.Or(t.out[j] != a.out[j], t.drawn[j] != a.drawn[j])) for j in range(run.b.slots)]
             drained = z3.And(c.all_finished(run, t), c.all_finished(ample, a))
             return z3.Or(*differ, z3.And(k == run.b.steps, c.liveness_bound(run) <= k, z3.Not(drained)))

@@ -26,8 +26,8 @@ def _bounds(r: dict[str, object]) -> str:
                 f"budget<={b['budget']}, max_num_seqs<={b['max_num_seqs']}, prompt_len<={b['prompt_len']}, "
                 f"max_tokens<={b['max_tokens']}")
     if kind == "induction":
-        sizes = r.get("block_sizes") or [1, 2, 3, 4]
-        return (f"N={r['slots']}, runs of any length, block_size in {min(sizes)}..{max(sizes)}, "  # type: ignore[type-var]
+        sizes = [int(n) for n in r.get("block_sizes") or [1, 2, 3, 4]]  # type: ignore[attr-defined]
+        return (f"N={r['slots']}, runs of any length, block_size in {min(sizes)}..{max(sizes)}, "
                 f"other integers unbounded")
     if kind == "modelcheck" and isinstance(b, dict):
         return (f"{b['requests']} requests, num_blocks<={b['num_blocks']}, block_size<={b['block_size']}, "

@@ -21,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
+from typing import Any, TypeAlias
 
 import z3
 
 UNARRIVED, WAITING, RUNNING, FINISHED = 0, 1, 2, 3
-Term = z3.ArithRef  # an Int, or a signed bit-vector in bit-vector mode
+Term: TypeAlias = Any  # a z3.ArithRef (an Int, or a signed bit-vector in bit-vector mode); z3 has no types
 
 # The sort of every number: fixed-width signed bit-vectors for bounded checks (bit-blasted, much faster),
 # unbounded Ints for induction. Switch with `arithmetic(...)` around building a run and its claims.
@@ -44,11 +45,11 @@ def arithmetic(width: int) -> Iterator[None]:
 
 
 def num(v: int) -> Term:
-    return z3.IntVal(v) if not _MODE[0] else z3.BitVecVal(v, _MODE[0])  # type: ignore[return-value]
+    return z3.IntVal(v) if not _MODE[0] else z3.BitVecVal(v, _MODE[0])
 
 
 def var(name: str) -> Term:
-    return z3.Int(name) if not _MODE[0] else z3.BitVec(name, _MODE[0])  # type: ignore[return-value]
+    return z3.Int(name) if not _MODE[0] else z3.BitVec(name, _MODE[0])
 
 
 def one_if(c: z3.BoolRef) -> Term:
@@ -182,8 +183,8 @@ def move(q: tuple[Term, ...], src: Term, dst: Term, sentinel: int) -> tuple[Term
 
 def merge(c: z3.BoolRef, a: Snap, b: Snap) -> Snap:
     """a where c holds, else b."""
-    def one(x: object, y: object) -> object:
+    def one(x: Any, y: Any) -> object:
         if isinstance(x, tuple):
-            return tuple(z3.If(c, u, v) for u, v in zip(x, y, strict=True))  # type: ignore[arg-type]
+            return tuple(z3.If(c, u, v) for u, v in zip(x, y, strict=True))
         return z3.If(c, x, y)
     return Snap(*(one(getattr(a, f.name), getattr(b, f.name)) for f in fields(Snap)))  # type: ignore[arg-type]

@@ -153,4 +153,4 @@ def initial_holds(slots: int, block_size: int = 4) -> bool:
         run = Run(b, x)
         s = z3.Solver()
         s.add([x.block_size >= 1, x.block_size <= block_size] + _domain(x, b, 1)[1:])
-        return s.check(z3.Not(inv(run, run.post[0], num(1)))) == z3.unsat
+        return bool(s.check(z3.Not(inv(run, run.post[0], num(1)))) == z3.unsat)

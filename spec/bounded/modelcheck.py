@@ -17,6 +17,7 @@ import itertools
 import time
 import types
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import spec.rules
@@ -202,9 +203,11 @@ def protocol_violation(rules: types.ModuleType, state: State, mid: State, batch:
     """The protocol guards around one schedule() (`state` before it, `mid` after it returned `batch`): update()
     before it, and a second schedule() before update() (after a real or an empty batch), must each raise
     ProtocolError (S.protocol, U.protocol)."""
-    for call, attempt in (("update() before schedule()", lambda: rules.update_explained(state, lambda i, o: 0)),
-                          (f"schedule() twice without update() (the first returned {dict(batch)})",
-                           lambda: rules.schedule_explained(mid))):
+    attempts: tuple[tuple[str, Callable[[], object]], ...] = (
+        ("update() before schedule()", lambda: rules.update_explained(state, lambda i, o: 0)),
+        (f"schedule() twice without update() (the first returned {dict(batch)})",
+         lambda: rules.schedule_explained(mid)))
+    for call, attempt in attempts:
         try:
             attempt()
         except ProtocolError:

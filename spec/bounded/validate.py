@@ -199,10 +199,10 @@ class Validator:
                         [slot[i] for i in s.finished])
             got = (mid, [list(p) for p in pairs], post, [[i, tok] for _, i, tok in got_tokens],
                    [i for _, i in finished])
-            for name, g, e in zip(("after schedule()", "batch", "after update()", "tokens drawn", "finished"),
-                                  got, want, strict=True):
-                if g != e:
-                    return Mismatch(w, k, *_where(name, g, e))
+            for name, g, expected in zip(("after schedule()", "batch", "after update()", "tokens drawn", "finished"),
+                                         got, want, strict=True):
+                if g != expected:
+                    return Mismatch(w, k, *_where(name, g, expected))
         return None
 
 

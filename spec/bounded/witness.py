@@ -21,7 +21,7 @@ def val(m: z3.ModelRef, t: z3.ExprRef) -> int:
     v = m.eval(t, model_completion=True)
     if z3.is_bool(v):
         return bool(z3.is_true(v))
-    return v.as_signed_long() if z3.is_bv(v) else v.as_long()  # type: ignore[attr-defined, no-any-return]
+    return int(v.as_signed_long() if z3.is_bv(v) else v.as_long())
 
 
 def to_workload(m: z3.ModelRef, x: Inputs, bounds: Bounds, num_blocks: z3.ArithRef | None = None,
