@@ -235,16 +235,38 @@ def load_module(target: str) -> ModuleType:
         raise LoadError(f"importing {target!r} raised {type(e).__name__}: {e}") from None
 
 
+def adapter_options(adapter: str) -> tuple[str, dict[str, str]]:
+    """Split an adapter reference `FILE_OR_MODULE?key=value&...` into the adapter and its options.
+
+    The options travel with the adapter's name, so a rerun hint, a replay and a check in a fresh process
+    all open the target the same way.
+    """
+    name, _, query = adapter.partition("?")
+    options: dict[str, str] = {}
+    for pair in filter(None, query.split("&")):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise LoadError(f"adapter option {pair!r} in {adapter!r} is not key=value; write ADAPTER?key=value")
+        options[key] = value
+    return name, options
+
+
 def load_target(target: str, adapter_file: str | None = None) -> Factory:
-    """Resolve a target to a factory: a custom adapter file, 'spec', 'impl', a path or a module name."""
+    """Resolve a target to a factory: a custom adapter (with its options), 'spec', 'impl', a path or a module."""
     if adapter_file is not None:
-        module = load_module(adapter_file)
+        name, options = adapter_options(adapter_file)
+        module = load_module(name)
         opener = getattr(module, "open_target", None)
         if not callable(opener):
-            raise LoadError(f"adapter file {adapter_file!r} defines no open_target(target) function; "
+            raise LoadError(f"adapter file {name!r} defines no open_target(target) function; "
                             "see docs/conformance.md, 'Custom adapters'")
         try:
-            factory = opener(target)
+            factory = opener(target, **options)
+        except TypeError as e:
+            if not options:
+                raise LoadError(f"{name}: open_target({target!r}) raised TypeError: {e}") from None
+            raise LoadError(f"{name}: open_target({target!r}) takes no options {sorted(options)} ({e}); "
+                            "drop them from the adapter reference") from None
         except LoadError:
             raise  # the adapter already says what is wrong and what to do
         except Exception as e:

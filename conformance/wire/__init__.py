@@ -205,16 +205,19 @@ class WireFactory:
         self.close()
 
 
-def open_target(cmd: str) -> WireFactory:
-    """The adapter-file entry point: start `cmd` and say hello; LoadError if it does not answer in kind."""
-    seconds = os.environ.get(TIMEOUT_ENV)
+def open_target(cmd: str, reply_seconds: str | None = None) -> WireFactory:
+    """The adapter entry point: start `cmd` and say hello; LoadError if it does not answer in kind.
+
+    `reply_seconds` (the adapter option ``conformance.wire?reply_seconds=S``, what ``--wire-timeout`` gives),
+    else the environment's SCHEDCHECK_WIRE_TIMEOUT, else REPLY_SECONDS."""
+    seconds = reply_seconds if reply_seconds is not None else os.environ.get(TIMEOUT_ENV)
     try:
-        reply_seconds = REPLY_SECONDS if seconds is None else float(seconds)
+        reply = REPLY_SECONDS if seconds is None else float(seconds)
     except ValueError:
-        raise LoadError(f"{TIMEOUT_ENV}={seconds!r} is not a number of seconds") from None
-    if not reply_seconds > 0:
-        raise LoadError(f"the wire timeout must be > 0 seconds, got {reply_seconds:g}")
-    return WireFactory(cmd, reply_seconds)
+        raise LoadError(f"the wire timeout {seconds!r} is not a number of seconds") from None
+    if not reply > 0:
+        raise LoadError(f"the wire timeout must be > 0 seconds, got {reply:g}")
+    return WireFactory(cmd, reply)
 
 
 # --- the command line: `schedcheck check --wire CMD`, `schedcheck replay TRACE --wire CMD` ------------------

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 
-from conformance.wire import REPLY_SECONDS, TIMEOUT_ENV
+from conformance.wire import REPLY_SECONDS
 
 ADAPTER = "conformance.wire"
 
@@ -30,6 +29,7 @@ def target_from_args(args: argparse.Namespace) -> tuple[str, str | None, str]:
     if args.path is not None or args.adapter is not None:
         raise ValueError(f"--wire runs a program and takes no PATH or --adapter (got {args.path or args.adapter!r}); "
                          "put the program's arguments inside the quoted command")
-    if args.wire_timeout is not None:
-        os.environ[TIMEOUT_ENV] = repr(args.wire_timeout)  # read by open_target, which the suite calls
-    return args.wire, ADAPTER, f"--wire {shlex.quote(args.wire)}"
+    if args.wire_timeout is None:
+        return args.wire, ADAPTER, f"--wire {shlex.quote(args.wire)}"
+    adapter = f"{ADAPTER}?reply_seconds={args.wire_timeout!r}"  # an adapter option travels with the adapter's name
+    return args.wire, adapter, f"--wire {shlex.quote(args.wire)} --wire-timeout {args.wire_timeout!r}"

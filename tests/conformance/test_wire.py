@@ -1,6 +1,7 @@
 """The wire adapter: the example programs pass through a pipe, a planted bug gives the in-process mutant's
 finding, and hostile programs give a clear finding or LoadError, never a hang or a traceback."""
 
+import os
 import shlex
 import shutil
 import sys
@@ -243,10 +244,26 @@ def test_the_program_and_its_children_are_killed_when_the_factory_closes(hostile
 def test_a_program_that_stops_answering_stops_the_suite_after_a_few_hangs(hostile, monkeypatch):
     """Each run waits one reply timeout; like an endless loop in process, the hangs are counted and the run stops."""
     from conformance import suite
-    from conformance.wire import TIMEOUT_ENV
 
-    monkeypatch.setenv(TIMEOUT_ENV, "0.3")
-    report = suite.run(hostile("hang"), "quick", adapter="conformance.wire")
+    report = suite.run(hostile("hang"), "quick", adapter="conformance.wire?reply_seconds=0.3")
     assert report.verdict == "FAIL"
     assert any(n.startswith("stopped early:") for n in report.notes), report.notes
     assert any("no reply within 0.3 s" in cx.finding.message for cx in report.counterexamples)
+
+
+def test_the_wire_timeout_travels_as_an_adapter_option_not_through_the_environment(monkeypatch):
+    """`--wire-timeout` becomes part of the adapter's name, so a rerun, a replay and a fresh process open the
+    program the same way; the check never writes the process environment."""
+    import argparse
+
+    from conformance.adapters import LoadError, adapter_options
+    from conformance.wire import TIMEOUT_ENV
+    from conformance.wire.cli import target_from_args
+
+    monkeypatch.delenv(TIMEOUT_ENV, raising=False)
+    args = argparse.Namespace(wire="node x.js", path=None, adapter=None, wire_timeout=0.5)
+    target, adapter, typed = target_from_args(args)
+    assert (target, adapter_options(adapter)) == ("node x.js", ("conformance.wire", {"reply_seconds": "0.5"}))
+    assert typed.endswith("--wire-timeout 0.5") and TIMEOUT_ENV not in os.environ
+    with pytest.raises(LoadError, match="not key=value"):
+        adapter_options("conformance.wire?0.5")

@@ -96,7 +96,7 @@ def test_a_dask_local_cluster_grades_like_serial(subs, tmp_path):
     """`--executor dask`: the grader codes against concurrent.futures.Executor; Dask provides one."""
     from contextlib import ExitStack
 
-    pytest.importorskip("distributed")
+    pytest.importorskip("distributed", reason="Dask's distributed is not installed (pip install -e '.[dask]')")
     from conformance.grading.cli import dask_executor
 
     grade_all(subs, tmp_path / "serial", RUBRIC, fake_grade, progress=None)
