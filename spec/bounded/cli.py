@@ -11,10 +11,9 @@ the command succeeds when at least one claim breaks.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 import spec.rules
@@ -22,6 +21,7 @@ from spec import faults
 from spec.bounded import checks, induction, modelcheck, relational, validate
 from spec.bounded.encode import Bounds
 from spec.bounded.replay import confirm
+from spec.bounded.results import Rows, print_rows, store
 
 HERE = Path(__file__).parent
 QUICK = Bounds(slots=2, steps=3, num_blocks=6, block_size=4, budget=6, max_num_seqs=2, prompt_len=6, max_tokens=3)
@@ -127,6 +127,30 @@ def relational_row(slots: int, timeout: float) -> dict[str, object]:
     return row | ({"broken": clean.broken} if clean.broken else {})
 
 
+def bmc_row(name: str, bounds: Bounds, timeout: float, lemmas: bool, claim_seconds: float | None
+            ) -> dict[str, object]:
+    """Lemma-free BMC of one claim (with `lemmas`: assuming Inv); a counterexample is replayed on spec.rules."""
+    r = checks.check(name, bounds, timeout, lemmas=lemmas, total=claim_seconds)
+    row: dict[str, object] = {"claim": name, "kind": "bmc", **r.to_json()}
+    if claim_seconds is not None:
+        row["claim_seconds"] = claim_seconds
+    if r.workload is not None:
+        row["replay"] = confirm(name, r.workload, bounds.steps)
+    return row
+
+
+def induction_rows(slots: int, timeout: float) -> Iterator[dict[str, object]]:
+    """Inv holds initially, and each claim's induction step, at `slots` request slots (a row as each ends)."""
+    t = time.perf_counter()
+    yield {"claim": "Inv initial", "kind": "induction", "slots": slots,
+           "verdict": "proved" if induction.initial_holds(slots) else "counterexample",
+           "seconds": round(time.perf_counter() - t, 2)}
+    for o in induction.prove(slots, timeout=timeout):
+        yield {"claim": o.claim, "kind": "induction", "slots": o.slots, "block_sizes": list(o.block_sizes),
+               "block_sizes_proved": list(o.block_sizes_proved), "timeout": timeout,
+               "verdict": o.verdict, "seconds": o.seconds}
+
+
 def model_check_rows(scopes: tuple[dict[str, int], ...], rules: types.ModuleType = spec.rules,
                      every: bool = False) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
@@ -175,27 +199,14 @@ def main(args: argparse.Namespace) -> int:
                   "spec/rules.py or spec/bounded/transition.py. The model check below runs spec.rules itself:")
             names = []
     for name in names:
-        r = checks.check(name, bounds, timeout, lemmas=args.lemmas, total=claim_seconds)
-        row: dict[str, object] = {"claim": name, "kind": "bmc", **r.to_json()}
-        if claim_seconds is not None:
-            row["claim_seconds"] = claim_seconds
-        if r.workload is not None:
-            row["replay"] = confirm(name, r.workload, bounds.steps)
-        rows.append(row)
+        rows.append(bmc_row(name, bounds, timeout, args.lemmas, claim_seconds))
     if not args.only and not args.quick and rows[0]["verdict"] == "agree":
         for name in FULL4_CLAIMS:  # N=4: as far as the time box reaches
-            r = checks.check(name, FULL4, timeout, total=FULL4_CLAIM_SECONDS)
-            rows.append({"claim": name, "kind": "bmc", **r.to_json(), "claim_seconds": FULL4_CLAIM_SECONDS})
+            rows.append(bmc_row(name, FULL4, timeout, False, FULL4_CLAIM_SECONDS))
     if not args.only and rows[0]["verdict"] == "agree":
         n_ind = args.induction_slots or (2 if args.quick else FULL_INDUCTION_SLOTS)
-        t = time.perf_counter()
-        rows.append({"claim": "Inv initial", "kind": "induction", "slots": n_ind,
-                     "verdict": "proved" if induction.initial_holds(n_ind) else "counterexample",
-                     "seconds": round(time.perf_counter() - t, 2)})
-        for o in induction.prove(n_ind, timeout=timeout):
-            rows.append({"claim": o.claim, "kind": "induction", "slots": o.slots, "block_sizes": list(o.block_sizes),
-                         "block_sizes_proved": list(o.block_sizes_proved), "timeout": timeout,
-                         "verdict": o.verdict, "seconds": o.seconds})
+        for row in induction_rows(n_ind, timeout):
+            rows.append(row)
         if not args.quick:  # about 2.5 min at N=4; the quick run stays under 3 min without it
             rows.append(relational_row(n_ind, timeout))
     if not args.only:
@@ -225,7 +236,7 @@ def inject(name: str, quick: bool, scopes: tuple[dict[str, int], ...] | None = N
         for b in r["broken"]:  # type: ignore[attr-defined]
             broken.setdefault(b["claim"], b["violation"])
     row = validation_row(VALIDATE_QUICK, rules, solver=0)
-    _print(rows + [row])
+    print_rows(rows + [row])
     for claim, violation in broken.items():
         print(f"  {claim}: {violation}")
     if row["verdict"] == "disagree":
@@ -237,73 +248,3 @@ def inject(name: str, quick: bool, scopes: tuple[dict[str, int], ...] | None = N
         return 1
     print(f"{name}: breaks {', '.join(broken)}")
     return 0
-
-
-class Rows(list[dict[str, object]]):
-    """The table, printed a row at a time as each check ends (a long run shows its progress)."""
-
-    def __init__(self, saved: Callable[[bool], None] | None = None) -> None:
-        super().__init__()
-        self.saved = saved
-
-    def append(self, row: dict[str, object]) -> None:
-        if not self:
-            _print([], header=True)
-        _print([row], header=False)
-        super().append(row)
-        if self.saved is not None:
-            self.saved(False)
-
-
-def store(path: Path, rows: list[dict[str, object]], bounds: Bounds, partial: bool = False,
-          complete: bool = True, wall: float | None = None) -> None:
-    """Write the results file, keeping BMC rows of other bounds (so a run at larger bounds adds to the table
-    instead of replacing it); a partial run (--only) replaces just its own rows, so one slow claim can be
-    rerun alone. Each BMC row names its bounds and whether it assumed the induction invariant."""
-    def key(r: dict[str, object]) -> tuple[object, ...]:
-        b = r.get("bounds")
-        return (r["claim"], r["kind"]) + ((b["slots"], b["steps"], bool(r.get("lemmas")))
-                                          if r["kind"] == "bmc" and isinstance(b, dict) else ())
-    header = {f: getattr(bounds, f) for f in Bounds.__slots__}
-    if path.exists():
-        old = json.loads(path.read_text())
-        fresh = {key(r) for r in rows}
-        here = (bounds.slots, bounds.steps)
-        # a partial run keeps every other row; a full run keeps only the BMC rows of other bounds
-        merged = [r for r in old["rows"] if key(r) not in fresh
-                  and (partial or (r["kind"] == "bmc" and key(r)[2:4] != here))] + rows
-        order = [c.name for c in checks.CLAIMS]
-        rows = sorted((r for r in merged if r["kind"] == "bmc"),
-                      key=lambda r: (key(r)[2:], order.index(str(r["claim"])))) + \
-            [r for r in merged if r["kind"] != "bmc"]
-        header = old["bounds"] if partial else header
-        if partial:  # the other rows stay, so a stopped partial run leaves every row there (old or new)
-            complete, wall = old.get("complete", True), old.get("wall_seconds")
-    out: dict[str, object] = {"bounds": header, "complete": complete}
-    if wall is not None:
-        out["wall_seconds"] = wall  # the whole run, wall clock
-    path.write_text(json.dumps(out | {"rows": rows}, indent=1) + "\n")
-
-
-def _print(rows: list[dict[str, object]], header: bool = True) -> None:
-    if header:
-        print(f"{'claim':<24} {'kind':<10} {'bounds':<44} {'verdict':<15} {'seconds':>8}", flush=True)
-    for r in rows:
-        b = r.get("bounds")
-        if r["kind"] == "bmc" and isinstance(b, dict):
-            where = (f"N={b['slots']} K={b['steps']} nb<={b['num_blocks']} bs<={b['block_size']} B<={b['budget']}"
-                     f"{' +Inv' if r.get('lemmas') else ''}")
-        elif r["kind"] == "induction":
-            where = f"N={r['slots']}, any length, bs in {r.get('block_sizes', '1..4')}"
-            if r["verdict"] != "proved" and r.get("block_sizes_proved"):
-                where += f" (proved: {r['block_sizes_proved']})"
-        elif r["kind"] == "validation":
-            where = (f"{r['workloads']} workloads, {r['steps']} steps, "
-                     f"{100 * int(r['steps'] and r['preempting_steps']) // max(int(r['steps']), 1)}% preempt")  # type: ignore[call-overload]
-        else:
-            assert isinstance(b, dict)
-            where = f"{b['requests']} req: {r.get('scopes')} scopes, {r.get('distinct_states')} states"
-        extra = f"  step {r['step']}" if r.get("step") and r["verdict"] == "counterexample" else ""
-        if r["kind"] == "modelcheck" and r.get("broken"):
-            extra = "  broken: " + ", ".join(str(x["claim"]) for x in r["broken"])  # type: ignore[attr-defined]
-        print(f"{r['claim']:<24} {r['kind']:<10} {where:<44} {r['verdict']:<15} {r['seconds']:>8}{extra}", flush=True)

@@ -12,10 +12,20 @@ says which conditions were confirmed over all paths.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from spec.bounded.stepfacts import (  # the post: lines below read these
+    Step,
+    all_kept_run,  # noqa: F401
+    fcfs,  # noqa: F401
+    finish_frees,  # noqa: F401
+    preempted_to_head,  # noqa: F401
+    spent,  # noqa: F401
+    victim_freed,  # noqa: F401
+    within_limits,  # noqa: F401
+)
 from spec.invariants import check_all_finished, check_step
-from spec.model import Batch, Config, Seq, State, Status
+from spec.model import Config, Seq, State, Status
 from spec.rules import (
     add,
     blocks_for,
@@ -125,78 +135,6 @@ def between_steps(num_blocks: int, block_size: int, max_num_seqs: int, budget: i
     return State(config, waiting=tuple(seqs[running:]), running=run, blocks_used=sum(q.num_blocks for q in run))
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One call: the state before, the batch, the state after, and the tokens it had and left.
-
-    After a phase, `after.pending` is the batch of the whole step so far, as I1 needs it.
-    """
-
-    before: State
-    batch: Batch
-    after: State
-    budget: int  # tokens the phase was given
-    left: int  # tokens it did not spend
-
-
-def _ids(seqs: tuple[Seq, ...]) -> list[str]:
-    return [q.seq_id for q in seqs]
-
-
-def _spent(step: Step) -> bool:
-    """The batch spends exactly what the phase took from its budget, and no more than it had (I2)."""
-    return step.left >= 0 and sum(n for _, n in step.batch) == step.budget - step.left
-
-
-def _within_limits(step: Step) -> bool:
-    """blocks_used <= num_blocks (I1) and len(running) <= max_num_seqs (I6) after the call."""
-    after = step.after
-    return after.blocks_used <= after.config.num_blocks and len(after.running) <= after.config.max_num_seqs
-
-
-def _preempted_to_head(step: Step) -> bool:
-    """The preempted sequences head waiting in running order, reset to (0, 0) with their output (I4, I5)."""
-    kept = set(_ids(step.after.running))
-    gone = [q for q in step.before.running if q.seq_id not in kept]
-    head = step.after.waiting[:len(gone)]
-    return (_ids(step.after.waiting) == _ids(tuple(gone)) + _ids(step.before.waiting)
-            and all(a == replace(q, num_computed=0, num_blocks=0, status=Status.WAITING)
-                    for q, a in zip(gone, head, strict=True)))
-
-
-def _all_kept_run(step: Step) -> bool:
-    """Phase 1 schedules every running sequence it does not preempt, in order (fact a: the budget never stops it)."""
-    kept = _ids(step.after.running)
-    return [seq_id for seq_id, _ in step.batch] == kept == _ids(step.before.running)[:len(kept)]
-
-
-def _victim_freed(step: Step) -> bool:
-    """preempt returns exactly the blocks running[-1] held."""
-    return step.after.blocks_used == step.before.blocks_used - step.before.running[-1].num_blocks
-
-
-def _fcfs(step: Step) -> bool:
-    """Phase 2 admits a prefix of waiting after the running, and stops only for P2.full, P2.stop or the budget."""
-    before, after = step.before, step.after
-    admitted = [seq_id for seq_id, _ in step.batch]
-    if admitted != _ids(before.waiting)[:len(admitted)] or after.running[:len(before.running)] != before.running:
-        return False
-    if len(after.running) > after.config.max_num_seqs:
-        return False
-    if not after.waiting or step.left == 0 or len(after.running) == after.config.max_num_seqs:
-        return True
-    head = after.waiting[0]
-    return try_grow(after, head, head.num_computed + chunk(head, step.left)) is None
-
-
-def _finish_frees(step: Step) -> bool:
-    """update(): each sequence that finished holds no block, and blocks_used drops by what they held."""
-    done = step.after.finished[len(step.before.finished):]
-    held = sum(q.num_blocks for q in step.before.running if q.seq_id in _ids(done))
-    return (step.after.pending is None and all(q.num_blocks == 0 for q in done)
-            and step.after.blocks_used == step.before.blocks_used - held)
-
-
 def phase1_keeps_invariants(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, running: int,
                             p0: int, m0: int, o0: int, p1: int, m1: int, o1: int, computed: int,
                             p2: int, m2: int, o2: int) -> Step:
@@ -204,8 +142,8 @@ def phase1_keeps_invariants(num_blocks: int, block_size: int, max_num_seqs: int,
 
     pre: between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed, p2, m2, o2) is not None
     post: not check_step(__return__.before, __return__.batch, __return__.after)
-    post: _spent(__return__) and _within_limits(__return__) and _all_kept_run(__return__)
-    post: _preempted_to_head(__return__)
+    post: spent(__return__) and within_limits(__return__) and all_kept_run(__return__)
+    post: preempted_to_head(__return__)
     """  # noqa: E501
     state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
                           p2, m2, o2)
@@ -221,7 +159,7 @@ def phase2_keeps_invariants(num_blocks: int, block_size: int, max_num_seqs: int,
 
     pre: between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed, p2, m2, o2) is not None
     post: not check_step(__return__.before, __return__.batch, __return__.after)
-    post: _spent(__return__) and _within_limits(__return__) and _fcfs(__return__)
+    post: spent(__return__) and within_limits(__return__) and fcfs(__return__)
     """  # noqa: E501
     state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
                           p2, m2, o2)
@@ -238,7 +176,7 @@ def schedule_keeps_invariants(num_blocks: int, block_size: int, max_num_seqs: in
 
     pre: between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed, p2, m2, o2) is not None
     post: not check_step(__return__.before, __return__.batch, __return__.after)
-    post: _spent(__return__) and _within_limits(__return__) and len(__return__.batch) >= 1
+    post: spent(__return__) and within_limits(__return__) and len(__return__.batch) >= 1
     """  # noqa: E501
     state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
                           p2, m2, o2)
@@ -256,7 +194,7 @@ def update_keeps_invariants(num_blocks: int, block_size: int, max_num_seqs: int,
 
     pre: between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed, p2, m2, o2) is not None
     post: not check_step(__return__.before, __return__.batch, __return__.after)
-    post: _finish_frees(__return__)
+    post: finish_frees(__return__)
     """  # noqa: E501
     state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
                           p2, m2, o2)
@@ -275,7 +213,7 @@ def preempt_resets_victim(num_blocks: int, block_size: int, max_num_seqs: int, b
     pre: running >= 1
     pre: between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed, p2, m2, o2) is not None
     post: not check_step(__return__.before, (), __return__.after)
-    post: _preempted_to_head(__return__) and len(__return__.after.running) == running - 1 and _victim_freed(__return__)
+    post: preempted_to_head(__return__) and len(__return__.after.running) == running - 1 and victim_freed(__return__)
     """  # noqa: E501
     state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
                           p2, m2, o2)

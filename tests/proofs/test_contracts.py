@@ -152,7 +152,7 @@ def test_crosshair_finds_a_catalog_bug_through_the_schedule_contract(tmp_path, b
     doc = textwrap.indent(inspect.getdoc(fn), "    ")
     (tmp_path / "planted_contract.py").write_text(
         "from spec import faults\n"
-        "from spec.bounded.contracts import Step, _spent, _within_limits, between_steps, check_step\n\n\n"
+        "from spec.bounded.contracts import Step, between_steps, check_step, spent, within_limits\n\n\n"
         f"def {bug}({', '.join(p + ': int' for p in inspect.signature(fn).parameters)}) -> Step:\n"
         f'    """\n{doc}\n    """\n'
         f"    state = between_steps({params})\n"

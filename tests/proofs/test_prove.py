@@ -10,7 +10,7 @@ import pytest
 
 import spec.rules
 from spec import faults
-from spec.bounded import checks, cli, doc
+from spec.bounded import checks, cli, doc, results
 from spec.bounded.encode import Bounds
 from spec.bounded.modelcheck import Scope, explore
 from spec.model import Config
@@ -86,9 +86,9 @@ def test_a_claim_out_of_time_is_unknown_and_says_what_it_proved():
 def test_a_stopped_run_is_marked_partial_in_the_doc(tmp_path):
     path = tmp_path / "results.json"
     row = {"claim": "I1", "kind": "induction", "slots": 4, "verdict": "proved", "seconds": 1.0}
-    cli.store(path, [row], Bounds(), complete=False, wall=3.0)
+    results.store(path, [row], Bounds(), complete=False, wall=3.0)
     assert doc.table(json.loads(path.read_text())).startswith("**Partial run")
-    cli.store(path, [row], Bounds(), complete=True, wall=3.0)
+    results.store(path, [row], Bounds(), complete=True, wall=3.0)
     text = doc.table(json.loads(path.read_text()))
     assert not text.startswith("**Partial") and "3.0 s of wall time" in text
 
@@ -121,10 +121,10 @@ def test_results_file_keeps_other_bounds_and_partial_runs_replace_only_their_row
     def row(claim, kind, verdict, b=None, lemmas=False):
         out = {"claim": claim, "kind": kind, "verdict": verdict, "seconds": 1.0}
         return out | ({"bounds": {"slots": b.slots, "steps": b.steps}, "lemmas": lemmas} if b else {})
-    cli.store(path, [row("unwind", "bmc", "proved", small), row("I1", "bmc", "proved", small),
+    results.store(path, [row("unwind", "bmc", "proved", small), row("I1", "bmc", "proved", small),
                      row("I1", "induction", "proved")], small)
-    cli.store(path, [row("I1", "bmc", "unknown", big)], big, partial=True)
-    cli.store(path, [row("I1", "bmc", "proved", big, lemmas=True)], big, partial=True)
+    results.store(path, [row("I1", "bmc", "unknown", big)], big, partial=True)
+    results.store(path, [row("I1", "bmc", "proved", big, lemmas=True)], big, partial=True)
     rows = json.loads(path.read_text())["rows"]
     assert [(r["claim"], r["kind"], r["verdict"], r.get("bounds", {}).get("steps"), r.get("lemmas")) for r in rows] == [
         ("unwind", "bmc", "proved", 2, False), ("I1", "bmc", "proved", 2, False), ("I1", "bmc", "unknown", 5, False),
