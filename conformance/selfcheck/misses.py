@@ -1,9 +1,9 @@
-"""The campaign's real misses, kept as regression cases: each is a style file and a mutation id.
+"""The campaign's real misses, kept as regression cases: each is a style file and a mutation id, nothing more.
 
-A missed mutant's file (conformance/selfcheck/missed/) is the unparsed mutant under a header that
-names the change, the triage reason and the workload that shows it. ``missed_text`` writes that
-format for the campaign (campaign.py ``--write-missed``) and for ``regenerate``, which rebuilds a
-stored case from its mutation id: ``python -m conformance.selfcheck.misses DIR`` writes them all.
+A missed mutant's file is the unparsed mutant under a header that names the change, the triage
+reason and the workload that shows it. ``missed_text`` writes that format for the campaign
+(campaign.py ``--write-missed``) and for ``regenerate``, which makes a case from its mutation id:
+``python -m conformance.selfcheck.misses DIR`` writes them all (the tests make them the same way).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from conformance.selfcheck.triage import TRIAGE
 
 HERE = Path(__file__).resolve().parent
 STYLES_DIR = HERE / "styles"
-MISSED_DIR = HERE / "missed"
 NO_WORKLOAD = "any workload: the difference shows before the first schedule()"
 
 
@@ -100,5 +99,7 @@ def write(folder: Path) -> list[Path]:
 
 
 if __name__ == "__main__":
-    for written in write(Path(sys.argv[1]) if len(sys.argv) > 1 else MISSED_DIR):
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m conformance.selfcheck.misses DIR  (writes every missed case into DIR)")
+    for written in write(Path(sys.argv[1])):
         print(written)
