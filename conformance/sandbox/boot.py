@@ -20,6 +20,8 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from conformance.sandbox.proctree import descendants, proc_children
+
 if TYPE_CHECKING:
     from conformance.sandbox import child as driver
 else:
@@ -54,13 +56,7 @@ def write_text(fd: int, text: str, fresh: bool = False) -> None:
 def kill_descendants(me: int) -> None:
     """Kill every process below this one; as a subreaper, orphans of the tree are our children."""
     for _ in range(100):
-        kids = []
-        for task in os.listdir(f"/proc/{me}/task"):
-            try:
-                with open(f"/proc/{me}/task/{task}/children") as f:
-                    kids += [int(p) for p in f.read().split()]
-            except OSError:
-                pass
+        kids = proc_children(me)
         if not kids:
             return
         for pid in kids:
@@ -78,12 +74,7 @@ def sweep_strays() -> None:
     until it is reaped, so the next workload starts with the same process count every run (RLIMIT_NPROC)."""
     me, supervisor = os.getpid(), os.getppid()
     for _ in range(200):
-        strays = [p for p in kids(supervisor) if p != me] + kids(me)
-        todo = list(strays)
-        while todo:
-            more = kids(todo.pop())
-            strays += more
-            todo += more
+        strays = [p for p in descendants(supervisor) if p != me]  # its own descendants too
         if not strays:
             return
         for pid in strays:
@@ -93,17 +84,6 @@ def sweep_strays() -> None:
             while os.waitpid(-1, os.WNOHANG)[0]:
                 pass
         os.sched_yield()
-
-
-def kids(pid: int) -> list[int]:
-    found: list[int] = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as f:
-                found += [int(p) for p in f.read().split()]
-    except OSError:
-        pass
-    return found
 
 
 def supervise(worker: int, fd: int) -> None:

@@ -15,27 +15,7 @@ import subprocess
 import time
 
 from conformance.sandbox.isolation import Isolation
-
-
-def proc_children(pid: int) -> list[int]:
-    """Direct children of pid, from /proc (every thread's list)."""
-    found: list[int] = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as f:
-                found += [int(p) for p in f.read().split()]
-    except OSError:
-        pass
-    return found
-
-
-def descendants(pid: int) -> list[int]:
-    seen, todo = [], [pid]
-    while todo:
-        kids = proc_children(todo.pop())
-        seen += kids
-        todo += kids
-    return seen
+from conformance.sandbox.proctree import descendants
 
 
 def host_pid(root: int, inner: int) -> int | None:

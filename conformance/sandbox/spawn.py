@@ -21,7 +21,9 @@ from conformance.sandbox.record import Run
 
 PROJECT = Path(__file__).resolve().parents[2]
 REFUSED = ["spec", "impl", "conformance", "schedcheck", "tests"]
-BOOT_SOURCE = Path(__file__).with_name("boot.py").read_text()
+BOOT_SOURCE = one_module([Path(__file__).with_name(part).read_text() for part in ("proctree.py", "boot.py")],
+                         "The sandbox child's supervisor and worker (boot.py), with the tree walk of proctree.py.",
+                         future=True)
 DRIVER_SOURCE = one_module([Path(__file__).with_name(part).read_text() for part in ("readers.py", "child.py")]
                            + [Path(spec.loop.__file__).read_text()],
                            "The sandbox child's driver: readers.py, child.py and the run protocol (spec/loop.py).",
