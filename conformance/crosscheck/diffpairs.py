@@ -10,18 +10,22 @@ not a proof ("No differences found" after the time limit):
     python -m crosshair diffbehavior --per_condition_timeout=120 \
         conformance.crosscheck.diffpairs.spec_step conformance.crosscheck.diffpairs.impl_step
 
-``victim_first_run`` and ``victim_first_step`` drive a copy of impl/ with a planted bug (the
-victim is running[0]): diffbehavior must report a difference against the spec.
+``victim_first_run`` and ``victim_first_step`` run the spec with the catalog's victim_first fault
+(spec/faults.py: the victim is running[0]), stated once: diffbehavior must report a difference
+against impl/.
 """
 
 from __future__ import annotations
 
+import types
+
+import spec.rules
 from impl.scheduler import InvalidRequest as ImplInvalidRequest
 from impl.scheduler import Scheduler, Sequence, SequenceStatus
+from spec import faults
 from spec.bounded.contracts import EOS, RUN_STEPS, between_steps, literal
 from spec.errors import InvalidRequest
 from spec.model import Config, State
-from spec.rules import add, initial_state, schedule, update
 
 Seqs = tuple[tuple[str, int, int, str, tuple[int, ...]], ...]  # (seq_id, num_computed, num_blocks, status, output)
 Snapshot = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], int, int, Seqs]
@@ -46,28 +50,6 @@ def _impl_snapshot(sched: Scheduler) -> Snapshot:
             tuple(q.seq_id for q in sched.finished), sched.blocks_used, sched.num_preemptions, tuple(seqs))
 
 
-class VictimFirstScheduler(Scheduler):
-    """impl/ with a planted bug: preemption takes running[0], the oldest, instead of running[-1]."""
-
-    def _grow(self, seq: Sequence, tokens: int, used: int) -> int:
-        need = -(-tokens // self.block_size) - seq.num_blocks
-        if need <= 0:
-            return used
-        while used + need > self.num_blocks:
-            victim = self.running.pop(0)  # the planted bug
-            used -= victim.num_blocks
-            victim.num_blocks = 0
-            victim.num_computed = 0
-            victim.status = SequenceStatus.WAITING
-            self.waiting.appendleft(victim)
-            self.num_preemptions += 1
-            if victim is seq:
-                self.blocks_used = used
-                return -1
-        seq.num_blocks += need
-        return used + need
-
-
 # --- runs from the empty state: add, then RUN_STEPS x (schedule, update) ---------------------
 
 
@@ -78,25 +60,31 @@ def _run_domain(num_blocks: int, block_size: int, max_num_seqs: int, budget: int
             and 0 <= arrival1 < RUN_STEPS and 0 <= eos0 <= 3 and 0 <= eos1 <= 3)
 
 
-def spec_run(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, p0: int, m0: int, p1: int, m1: int,
-             arrival1: int, eos0: int, eos1: int) -> tuple[Outcome, Snapshot] | str | None:
-    """The spec on requests a (before step 0) and b (before step arrival1); a rejected add returns its message."""
+def _spec_run(rules: types.ModuleType, num_blocks: int, block_size: int, max_num_seqs: int, budget: int, p0: int,
+              m0: int, p1: int, m1: int, arrival1: int, eos0: int, eos1: int) -> tuple[Outcome, Snapshot] | str | None:
     if not _run_domain(num_blocks, block_size, max_num_seqs, budget, p0, m0, p1, m1, arrival1, eos0, eos1):
         return None
     block_size = literal(block_size, 3)  # linear arithmetic for the solver; the same int
     eos_at = {"a": eos0, "b": eos1}
     steps = []
     try:
-        state = add(initial_state(Config(num_blocks, block_size, max_num_seqs, budget, eos=EOS)), "a", p0, m0)
+        state = rules.add(rules.initial_state(Config(num_blocks, block_size, max_num_seqs, budget, eos=EOS)),
+                          "a", p0, m0)
         for k in range(RUN_STEPS):
             if k == arrival1:
-                state = add(state, "b", p1, m1)
-            state, batch = schedule(state)
-            state, done = update(state, lambda seq_id, output: _token(seq_id, len(output), eos_at))
+                state = rules.add(state, "b", p1, m1)
+            state, batch = rules.schedule(state)
+            state, done = rules.update(state, lambda seq_id, output: _token(seq_id, len(output), eos_at))
             steps.append((batch, tuple(q.seq_id for q in done)))
     except InvalidRequest as e:
         return str(e)
     return tuple(steps), _spec_snapshot(state)
+
+
+def spec_run(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, p0: int, m0: int, p1: int, m1: int,
+             arrival1: int, eos0: int, eos1: int) -> tuple[Outcome, Snapshot] | str | None:
+    """The spec on requests a (before step 0) and b (before step arrival1); a rejected add returns its message."""
+    return _spec_run(spec.rules, num_blocks, block_size, max_num_seqs, budget, p0, m0, p1, m1, arrival1, eos0, eos1)
 
 
 def _impl_run(cls: type[Scheduler], num_blocks: int, block_size: int, max_num_seqs: int, budget: int, p0: int,
@@ -129,26 +117,37 @@ def impl_run(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, p
 
 def victim_first_run(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, p0: int, m0: int, p1: int,
                      m1: int, arrival1: int, eos0: int, eos1: int) -> tuple[Outcome, Snapshot] | str | None:
-    """The planted copy of impl/ on the same inputs as spec_run: must differ."""
-    return _impl_run(VictimFirstScheduler, num_blocks, block_size, max_num_seqs, budget, p0, m0, p1, m1, arrival1,
-                     eos0, eos1)
+    """The spec with the catalog's victim_first fault (spec/faults.py) on the same inputs as impl_run: must differ
+    (the faulty spec may also raise: it schedules a sequence it then preempts; a raise is returned as its name)."""
+    try:
+        return _spec_run(faults.load("victim_first"), num_blocks, block_size, max_num_seqs, budget, p0, m0, p1, m1,
+                         arrival1, eos0, eos1)
+    except Exception as e:  # noqa: BLE001 - a crash of the faulty spec is a difference like any other
+        return f"raised {type(e).__name__}"
 
 
 # --- one step from a state between steps (contracts.between_steps) ---------------------------
+
+
+def _spec_step(rules: types.ModuleType, num_blocks: int, block_size: int, max_num_seqs: int, budget: int,
+               running: int, p0: int, m0: int, o0: int, p1: int, m1: int, o1: int, computed: int, p2: int, m2: int,
+               o2: int, eos_a: int, eos_b: int, eos_c: int) -> tuple[Outcome, Snapshot] | None:
+    state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
+                          p2, m2, o2)
+    if state is None:
+        return None
+    eos = {"a": eos_a, "b": eos_b, "c": eos_c}
+    state, batch = rules.schedule(state)
+    state, done = rules.update(state, lambda seq_id, output: EOS if eos[seq_id] else 100 + len(output))
+    return ((batch, tuple(q.seq_id for q in done)),), _spec_snapshot(state)
 
 
 def spec_step(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, running: int, p0: int, m0: int,
               o0: int, p1: int, m1: int, o1: int, computed: int, p2: int, m2: int, o2: int,
               eos_a: int, eos_b: int, eos_c: int) -> tuple[Outcome, Snapshot] | None:
     """The spec's schedule() and update() from the state between_steps builds; eos_x != 0: x samples eos."""
-    state = between_steps(num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1, computed,
-                          p2, m2, o2)
-    if state is None:
-        return None
-    eos = {"a": eos_a, "b": eos_b, "c": eos_c}
-    state, batch = schedule(state)
-    state, done = update(state, lambda seq_id, output: EOS if eos[seq_id] else 100 + len(output))
-    return ((batch, tuple(q.seq_id for q in done)),), _spec_snapshot(state)
+    return _spec_step(spec.rules, num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1, m1, o1,
+                      computed, p2, m2, o2, eos_a, eos_b, eos_c)
 
 
 def _impl_step(cls: type[Scheduler], num_blocks: int, block_size: int, max_num_seqs: int, budget: int, running: int,
@@ -186,6 +185,9 @@ def impl_step(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, 
 def victim_first_step(num_blocks: int, block_size: int, max_num_seqs: int, budget: int, running: int, p0: int,
                       m0: int, o0: int, p1: int, m1: int, o1: int, computed: int, p2: int, m2: int, o2: int,
                       eos_a: int, eos_b: int, eos_c: int) -> tuple[Outcome, Snapshot] | None:
-    """The planted copy of impl/ on the same state as spec_step: must differ."""
-    return _impl_step(VictimFirstScheduler, num_blocks, block_size, max_num_seqs, budget, running, p0, m0, o0, p1,
-                      m1, o1, computed, p2, m2, o2, eos_a, eos_b, eos_c)
+    """The spec with the victim_first fault from the same state as impl_step: must differ (or raise, named)."""
+    try:
+        return _spec_step(faults.load("victim_first"), num_blocks, block_size, max_num_seqs, budget, running, p0, m0,
+                          o0, p1, m1, o1, computed, p2, m2, o2, eos_a, eos_b, eos_c)
+    except Exception as e:  # noqa: BLE001 - as in victim_first_run
+        return f"raised {type(e).__name__}"  # type: ignore[return-value]

@@ -85,7 +85,7 @@ def test_run_contract_holds_on_samples():
 
 
 def test_spec_and_impl_agree_on_a_small_domain():
-    """Exhaustive on a corner of the diffbehavior domain; the planted copy must differ somewhere in it."""
+    """Exhaustive on a corner of the diffbehavior domain; the spec with the victim_first fault must differ in it."""
     planted = 0
     for args in itertools.product(range(1, 4), (1, 2), (2,), range(1, 4), range(1, 4), range(1, 4), range(1, 4),
                                   range(1, 4), (0, 1), (3,), (3,)):
