@@ -104,7 +104,10 @@ def run_workload(workload: Workload, factory: Factory, white_box: bool = True,
 
 def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: bool,
          where: dict[str, Any]) -> dict[str, Any]:
-    """The body of run_workload; `where` hands the observed trace to the timeout handler."""
+    """The body of run_workload; `where` hands the observed trace to the timeout handler.
+
+    One function, in the order of the protocol (spec/loop.py gives the steps): each call's result goes
+    into the step record the moment it returns, so a failing call leaves the record as far as it got."""
     steps: list[dict[str, Any]] = []
     observed: dict[str, Any] = {"format": OBSERVED_FORMAT, "version": 1, "workload": workload_to_json(workload),
                                 "white_box": white_box, "note": None, "steps": steps, "outputs": None,

@@ -133,7 +133,9 @@ class Scheduler:
         self.waiting.append(seq)
 
     def schedule(self) -> dict[str, int]:
-        """Run phase 1 (running, preempting running[-1]) then phase 2 (admit waiting, FCFS)."""
+        """Run phase 1 (running, preempting running[-1]) then phase 2 (admit waiting, FCFS).
+
+        Both phases in one frame, with the counters in locals: this is the hot path (docs/bench.md)."""
         if self._batch is not None:
             pending = dict(zip((s.seq_id for s in self.running), self._batch.values(), strict=False))
             raise ProtocolError("schedule() called twice without update(); call update() to apply the "

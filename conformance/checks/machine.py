@@ -47,7 +47,10 @@ configs = st.builds(Config, num_blocks=st.integers(1, 10), block_size=st.integer
 
 
 def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload]) -> type[RuleBasedStateMachine]:
-    """A machine class bound to one target; each failing run appends its workload to `found`."""
+    """A machine class bound to one target; each failing run appends its workload to `found`.
+
+    Long because it is a class body: Hypothesis wants the rules as methods of one class, closed over
+    the target."""
 
     class Lockstep(RuleBasedStateMachine):
         def __init__(self) -> None:

@@ -95,6 +95,7 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
     Every run takes this same path. Whether the run is a fresh-dict probe is asked of ``probed`` only
     after the first schedule() has returned (in the sandbox it reads the parent's probe channel), so
     nothing the submission can see before or during its first call tells a probe from a scored run.
+    One function, as drivers._run is: each call's result goes into the step record as it returns.
     """
     config = workload["config"]
     base: dict[str, int] = workload["sample"]["base"]

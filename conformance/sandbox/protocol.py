@@ -218,7 +218,10 @@ def call_error(value: Any, known: set[str], where: str) -> dict[str, Any]:
 
 
 def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int, white_box: bool) -> Decoded:
-    """Validate a trace message against its workload, or raise Malformed."""
+    """Validate a trace message against its workload, or raise Malformed.
+
+    One pass over the steps, in order, because each step is checked against what the earlier ones
+    added and finished."""
     stop = get(message, "stop", str, "trace")
     if stop not in STOPS:
         raise Malformed(f"trace.stop is {stop[:40]!r}; expected 'done', 'bound' or 'error'")

@@ -191,6 +191,7 @@ def write_missed(folder: Path, o: Outcome, m: Mutant, profile: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The campaign's command line; most of its length is the options."""
     parser = argparse.ArgumentParser(
         prog="python -m conformance.selfcheck",
         description="measure how many one-change mutants of the style files the suite kills")

@@ -74,7 +74,7 @@ class _Site:
 
 
 def _sites(tree: ast.Module) -> list[_Site]:
-    """Every place a mutation operator applies, in walk order."""
+    """Every place a mutation operator applies, in walk order (one branch per operator: a table, not logic)."""
     nodes = walk(tree)
     parents = {id(node): parent for node, parent in nodes}
     sites: list[_Site] = []

@@ -78,6 +78,9 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
     every=True goes on after a violation and reports the first, shortest violation of each claim,
     so one search tells which claims a fault breaks (a claim whose shortest path passes another's
     violation is found too); it stops only after a crash and at the liveness bound.
+
+    One function, as TLC's main loop is one: every transition reads and extends the same parent map,
+    queue and findings, and each claim is judged where its transition is made.
     """
     start = time.perf_counter()
     config = Config(scope.config.num_blocks, scope.config.block_size, scope.config.max_num_seqs,
