@@ -60,7 +60,7 @@ def test_a_hanging_child_costs_only_its_timeout(tmp_path: Path) -> None:
     hang.write_text("while True:\n    pass\n")
     code, seconds, note = run_child(["check", str(hang), "--profile", "quick", "--json", str(tmp_path / "o.json")],
                                     timeout=3.0, cwd=tmp_path)
-    assert code is None and seconds < 30 and "timeout" in note
+    assert code is None and seconds >= 3.0 and "timeout" in note  # stopped by the timeout, not by itself
 
 
 def test_table_counts_equivalents_out_of_the_denominator() -> None:
