@@ -19,7 +19,8 @@ import pytest
 from conformance.sandbox.isolation import LEVELS, works
 from conformance.sandbox.run import run_in_sandbox
 from conformance.sandbox.types import Limits, SandboxResult
-from spec.trace import workload_to_json
+from spec.model import Config
+from spec.trace import Request, make_workload, workload_to_json
 from tests.grading.test_sandbox import ARRIVALS, SELF_PREEMPTION, TIGHT, hostile
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -223,3 +224,22 @@ def test_by_default_the_child_can_start_no_thread_and_no_process(level: str, tmp
         assert [w.status for w in result.workloads] == [want], result.causes()
         assert ("can't start new thread" if name == "thread" else "BlockingIOError") in \
             (result.load_error or "") + result.workloads[0].cause
+
+
+SET_OF_SEQUENCES = ("\n\nclass Scheduler(Scheduler):  # finished sequences collected in a set, as a student might\n"
+                    "    def update(self):\n        return list(set(super().update()))\n")
+RANDOM_VICTIM = ("\n\nimport random as _random\n_plain = Scheduler.schedule\n\n\ndef _schedule(self):\n"
+                 "    self.running.sort(key=lambda q: _random.random())  # a tie broken by chance\n"
+                 "    return _plain(self)\n\n\nScheduler.schedule = _schedule\n")
+CROWD = make_workload(Config(2000, 4, 400, 4000), [Request(f"r{i}", 3, 2) for i in range(300)], name="crowd")
+
+
+@pytest.mark.parametrize("tail", [SET_OF_SEQUENCES, RANDOM_VICTIM], ids=["set-of-objects", "random"])
+def test_a_submission_that_depends_on_addresses_or_random_does_the_same_every_run(tail, tmp_path):
+    """The child runs without address-space randomization and with `random` seeded, so a set of a few hundred
+    Sequence objects (ordered by their addresses) and an unseeded random draw come out the same each run."""
+    path = tmp_path / "p07_scheduler.py"
+    path.write_text((ROOT / "impl" / "scheduler.py").read_text() + tail)
+    runs = [run_in_sandbox(path, [CROWD], Limits()).workloads[0] for _ in range(2)]
+    assert runs[0].trace is not None and runs[0].steps
+    assert runs[0].steps == runs[1].steps and runs[0].status == runs[1].status
