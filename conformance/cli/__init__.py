@@ -90,5 +90,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-if __name__ == "__main__":
+SAME_RUN = "SCHEDCHECK_SAME_RUN"  # set in the process started again by entry(): no second start
+ADDR_NO_RANDOMIZE = 0x0040000  # personality(2)
+
+
+def same_run_every_time() -> None:
+    """Start this command again, once, with string hashing fixed and address-space randomization off.
+
+    A submission checked in this process runs in it: with a random PYTHONHASHSEED and randomized
+    addresses, one that iterates a set of its Sequence objects gave a different counterexample in
+    every run. The grader's sandboxed children get the same two settings (docs/sandbox.md)."""
+    if os.environ.get(SAME_RUN) == "1":
+        return
+    os.environ[SAME_RUN] = "1"
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.personality(libc.personality(0xFFFFFFFF) | ADDR_NO_RANDOMIZE)
+    except (OSError, AttributeError):
+        return  # no personality(2) here: run as is
+    os.environ["PYTHONHASHSEED"] = "0"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, [sys.executable, "-m", "conformance", *sys.argv[1:]])
+
+
+def entry() -> None:
+    """The `schedcheck` command (and `python -m conformance`)."""
+    same_run_every_time()
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()
