@@ -19,7 +19,8 @@ from conformance.grading.rubric import RubricError, load_rubric
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("submissions", metavar="SUBMISSIONS",
-                        help="a folder whose entries are .py files, folders holding p07_scheduler.py, or zips")
+                        help="a folder whose entries are .py files, folders holding p07_scheduler.py, zips of those, "
+                             "or folders holding a wire.toml (a program in any language)")
     parser.add_argument("--out", required=True, metavar="DIR", help="where OUT/<entry>/results.json etc. go")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="submissions graded at once (default 1)")
     parser.add_argument("--rubric", metavar="FILE", help="a rubric TOML (default: the bundled rubric.toml)")

@@ -1,4 +1,5 @@
-"""Find the submissions in a folder: `.py` files, folders holding p07_scheduler.py, or zips of those.
+"""Find the submissions in a folder: `.py` files, folders holding p07_scheduler.py, zips of those, and
+folders holding a wire.toml (a program in another language, conformance/sandbox/program.py).
 
 Every entry of the folder is accounted for: one that is not a usable submission still gets an
 Entry with a `problem` (refused up front, with the reason), so it is graded 0 with that reason
@@ -16,6 +17,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from conformance.sandbox.program import is_wire, read_wire_folder
+
 MODULE = "p07_scheduler.py"
 MODULE_MAX_BYTES = 1 << 20  # a module larger than this is refused (the grader reads it whole)
 ZIP_MAX_BYTES = 20 << 20  # size of a zip file
@@ -30,7 +33,7 @@ RESERVED = frozenset({"summary.csv", "overview.md"})  # files grade writes at th
 class Entry:
     name: str  # its result folder under OUT: the entry's name without .py/.zip (see result_names)
     source: Path  # what the instructor gave
-    module: Path | None  # the p07_scheduler.py to grade, None when there is none
+    module: Path | None  # the p07_scheduler.py to grade (or a wire program's folder), None when there is none
     problem: str = ""  # why there is nothing to grade (refused up front)
 
 
@@ -125,6 +128,9 @@ def classify(path: Path, workdir: Path, index: int) -> Entry:
     stem = name[:-3] if name.endswith(".py") else name[:-4] if name.endswith(".zip") else name
     try:
         info = os.lstat(path)
+        if stat.S_ISDIR(info.st_mode) and is_wire(path):  # a program in another language
+            problem = read_wire_folder(path)[1]
+            return Entry(name, path, None if problem else path, problem)
         if stat.S_ISDIR(info.st_mode):
             problem = check_folder(path)
             return Entry(name, path, None if problem else path / MODULE, problem)

@@ -70,12 +70,14 @@ def kill_descendants(me: int) -> None:
             pass
 
 
-def sweep_strays() -> None:
-    """Kill what the last workload left running (every process but this worker and its supervisor) and wait
-    until it is reaped, so the next workload starts with the same process count every run (RLIMIT_NPROC)."""
+def sweep_strays(keep: list[int]) -> None:
+    """Kill what the last workload left running (every process but this worker, its supervisor and a wire
+    program that serves the next workload, with its own tree) and wait until it is reaped, so the next
+    workload starts with the same process count every run (RLIMIT_NPROC)."""
     me, supervisor = os.getpid(), os.getppid()
+    spared = {me, *keep, *(d for pid in keep for d in descendants(pid))}
     for _ in range(200):
-        strays = [p for p in descendants(supervisor) if p != me]  # its own descendants too
+        strays = [p for p in descendants(supervisor) if p not in spared]  # its own descendants too
         if not strays:
             return
         for pid in strays:
@@ -132,6 +134,19 @@ def load(path: str, refuser: driver.Refuser) -> tuple[Any, dict[str, object] | N
     return module, None
 
 
+def load_wire(job: dict[str, Any]) -> tuple[Any, dict[str, object] | None]:
+    """A wire program as a module (conformance/sandbox/wireshim.py); one that cannot start or greet: a load error."""
+    try:  # PR_SET_DUMPABLE 0: the program, under the same uid, can neither ptrace this worker nor read its memory
+        import ctypes
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    try:
+        return driver.load_wire(job["wire"], os.path.dirname(job["module"]), job["white_box"]), None
+    except BaseException as e:  # noqa: BLE001
+        return None, {"kind": "wire", "exc_type": "WireProtocolError", "message": driver.describe(e)[1]}
+
+
 class Channel:
     """The parent's probe channel: one 4-byte record (workload index, flag) per workload, read after the call."""
 
@@ -184,7 +199,7 @@ def work(job: dict[str, Any], fd: int, channel: Channel) -> None:
                     "gid": os.getgid(), "cap_eff": capabilities(), "rlimits": applied,
                     "hidden": [p for p in job["hidden"] if not visible(p)]})
     random.seed(0)  # a submission that draws from `random` draws the same numbers every run
-    module, error = load(job["module"], refuser)
+    module, error = load_wire(job) if "wire" in job else load(job["module"], refuser)
     if error is not None:
         write_line(fd, {"type": "load_error", "error": error})
         return
@@ -197,7 +212,7 @@ def work(job: dict[str, Any], fd: int, channel: Channel) -> None:
         trace = driver.drive(module, item["workload"], item["step_cap"], job["white_box"],
                              lambda i=index: channel.flag(i))  # type: ignore[misc]
         write_text(fd, driver.trace_line(index, trace, refuser.hits[:20]))
-        sweep_strays()
+        sweep_strays(module.keep() if "wire" in job else [])
     write_line(fd, {"type": "bye"})
 
 

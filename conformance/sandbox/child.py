@@ -23,6 +23,7 @@ from conformance.sandbox.readers import (
     read_output,
     snapshot,
 )
+from conformance.sandbox.wireshim import load_wire
 from spec.loop import Steps
 
 PROTOCOL = 1
@@ -183,4 +184,4 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
 
 # what boot.py calls on the driver module (in the sandbox, readers.py is part of that one module)
 __all__ = ["PROTOCOL", "REPORT_MAX", "RESERVED_KINDS", "RefusedImport", "Refuser", "SubmissionProtocolError",
-           "describe", "drive", "encode", "exception_kind", "never", "trace_line"]
+           "describe", "drive", "encode", "exception_kind", "load_wire", "never", "trace_line"]

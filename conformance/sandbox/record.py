@@ -20,7 +20,7 @@ from conformance.sandbox.types import Limits, LoadFailure, WorkloadResult
 from spec.trace import Workload, workload_to_json
 
 Item = tuple[Workload, dict[str, Any], int, bool]  # workload, its JSON, its step cap, fresh-dict probe or not
-LOAD_KINDS = ("exception", "refused_import", "missing_api", "syntax")
+LOAD_KINDS = ("exception", "refused_import", "missing_api", "syntax", "wire")
 
 
 @dataclass(frozen=True, slots=True)

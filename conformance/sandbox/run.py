@@ -1,24 +1,27 @@
 """Run an untrusted submission on whole workloads in a sandboxed child; the parent owns every verdict.
 
-``run_in_sandbox(path, workloads, limits)`` starts the child program (boot.py, which runs the
-driver of child.py) at the best isolation level the machine allows (conformance.sandbox.isolation):
-a fresh root holding only the runtime and a copy of the submission, no capabilities, an
-unprivileged uid. The child drives each workload itself and streams one JSON line per workload on a
-pipe; the parent validates every field (conformance.sandbox.protocol), caps what it keeps, enforces
-CPU and wall-clock limits on the whole process tree (conformance.sandbox.watch), and restarts a fresh
-child after a timeout or crash so that one bad workload costs one workload. It never raises for
-anything a submission does. The protocol and the error table are in docs/sandbox.md.
+``run_in_sandbox(path, workloads, limits)`` (path: a module, or a folder with a wire.toml) starts
+the child program (boot.py, which runs the driver of child.py) at the best isolation level the
+machine allows (conformance.sandbox.isolation): a fresh root holding only the runtime and a copy of
+the submission, no capabilities, an unprivileged uid. The child drives each workload itself and
+streams one JSON line per workload on a pipe; the parent validates every field
+(conformance.sandbox.protocol), caps what it keeps, enforces CPU and wall-clock limits on the whole
+process tree (conformance.sandbox.watch), and restarts a fresh child after a timeout or crash so
+that one bad workload costs one workload. It never raises for anything a submission does. The
+protocol and the error table are in docs/sandbox.md.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from conformance.sandbox.budget import current
 from conformance.sandbox.isolation import detect
+from conformance.sandbox.program import WIRE_PROCESSES, WireProgram, is_wire, read_wire_folder
 from conformance.sandbox.record import Item, Run, finish_rest
 from conformance.sandbox.spawn import MODULE, PROJECT, REFUSED
 from conformance.sandbox.types import Limits, LoadFailure, SandboxResult
@@ -42,11 +45,15 @@ def prepare(workload: Workload | Mapping[str, Any], limits: Limits) -> Item:
     return w, workload_to_json(w), liveness_bound(w.requests) + limits.step_margin, probe
 
 
-def read_submission(path: str | Path) -> tuple[bytes, str | None]:
-    """The module's bytes, read without following a symlink and only up to SUBMISSION_MAX."""
+def read_submission(path: str | Path) -> tuple[bytes | WireProgram, str | None]:
+    """The module's bytes, read without following a symlink and only up to SUBMISSION_MAX; for a folder
+    with a wire.toml, the program's files and command (conformance.sandbox.program)."""
     import os
     import stat
 
+    if is_wire(Path(path)):
+        program, problem = read_wire_folder(path)
+        return (program, None) if program is not None else (b"", problem)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
@@ -69,9 +76,11 @@ def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | M
     """
     limits = limits or Limits()
     begun = time.monotonic()
+    submission, problem = read_submission(submission_path)
+    if isinstance(submission, WireProgram):  # the program, and the threads its runtime starts
+        limits = replace(limits, processes=max(limits.processes, WIRE_PROCESSES))
     items = [prepare(w, limits) for w in workloads]
     run = Run(detect(limits.isolation), limits, items)
-    submission, problem = read_submission(submission_path)
     if problem is not None:
         run.fail_load(LoadFailure("unreadable", "", problem))
         run.load_error = problem

@@ -19,6 +19,7 @@ from typing import Any
 import spec.loop
 from conformance.assemble import one_module
 from conformance.sandbox.isolation import UID_BASE, plan
+from conformance.sandbox.program import WireProgram
 from conformance.sandbox.record import Run
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -26,9 +27,11 @@ REFUSED = ["spec", "impl", "conformance", "schedcheck", "tests"]
 BOOT_SOURCE = one_module([Path(__file__).with_name(part).read_text() for part in ("proctree.py", "boot.py")],
                          "The sandbox child's supervisor and worker (boot.py), with the tree walk of proctree.py.",
                          future=True)
-DRIVER_SOURCE = one_module([Path(__file__).with_name(part).read_text() for part in ("readers.py", "child.py")]
+DRIVER_PARTS = ("readers.py", "wireshim.py", "child.py")
+DRIVER_SOURCE = one_module([Path(__file__).with_name(part).read_text() for part in DRIVER_PARTS]
                            + [Path(spec.loop.__file__).read_text()],
-                           "The sandbox child's driver: readers.py, child.py and the run protocol (spec/loop.py).",
+                           "The sandbox child's driver: readers.py, wireshim.py, child.py and the run protocol "
+                           "(spec/loop.py).",
                            future=True)
 MODULE = "p07_scheduler.py"
 RLIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
@@ -91,7 +94,16 @@ def same_addresses() -> None:
         _libc[0].personality(current | ADDR_NO_RANDOMIZE)
 
 
-def start(run: Run, base: str, uid: int | None, token: str, submission: bytes, first: int
+def write_program(run_dir: str, program: WireProgram) -> None:
+    """The wire program's files under the run's folder, readable by the run's uid (executables 0755)."""
+    for rel, data, executable in program.files:
+        path = os.path.join(run_dir, rel)
+        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+        Path(path).write_bytes(data)
+        os.chmod(path, 0o755 if executable else 0o644)
+
+
+def start(run: Run, base: str, uid: int | None, token: str, submission: bytes | WireProgram, first: int
           ) -> tuple[subprocess.Popen[bytes], int]:
     """Start a child on workloads[first:] in folder `base`; its process and the read end of its report pipe."""
     limits, level = run.limits, run.iso.level
@@ -99,9 +111,12 @@ def start(run: Run, base: str, uid: int | None, token: str, submission: bytes, f
     os.mkdir(run_dir, 0o700 if level == "process-group" else 0o755)
     os.mkdir(root_dir, 0o755)
     os.chmod(base, 0o711)  # the run's uid may pass through to its folder, never list it
-    module = os.path.join(run_dir, MODULE)
-    Path(module).write_bytes(submission)
-    os.chmod(module, 0o644)
+    if isinstance(submission, WireProgram):
+        write_program(run_dir, submission)
+    else:
+        module = os.path.join(run_dir, MODULE)
+        Path(module).write_bytes(submission)
+        os.chmod(module, 0o644)
     if level == "process-group" and uid is not None:
         os.chown(run_dir, uid, uid)
     how = plan(level, uid, run_dir, root_dir, str(PROJECT), list(limits.hide), limits.tmp_bytes)
@@ -113,6 +128,8 @@ def start(run: Run, base: str, uid: int | None, token: str, submission: bytes, f
            "module": os.path.join(how.workdir, MODULE), "white_box": limits.white_box,
            "workload_cpu_seconds": limits.workload_cpu_seconds,
            "workloads": [{"workload": data, "step_cap": cap} for _, data, cap, _ in run.items[first:]]}
+    if isinstance(submission, WireProgram):
+        job["wire"] = list(submission.argv)
     fds = [job_fd(job), probe_fd(run, first)]
     read_end, write_end = os.pipe()
     fds.insert(0, write_end)

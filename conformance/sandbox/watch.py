@@ -17,6 +17,7 @@ from conformance.sandbox import protocol, record
 from conformance.sandbox.budget import current, remove_tree
 from conformance.sandbox.memo import digest
 from conformance.sandbox.procs import host_pid, kill, kill_tree, strays, tree_cpu
+from conformance.sandbox.program import WireProgram
 from conformance.sandbox.record import Run, Trace, ended, idle_limit, judge_trace, load_failure, stopped, wall_limit
 from conformance.sandbox.spawn import PROJECT, RLIMITS, base_dir, fresh_uid, start
 from conformance.sandbox.types import LoadFailure
@@ -28,9 +29,10 @@ POLL = 0.2  # seconds between two checks of the limits
 class Child:
     """One child process on workloads[first:]: reads its pipes, checks its messages and limits, records results."""
 
-    def __init__(self, run: Run, submission: bytes, first: int, run_deadline: float) -> None:
+    def __init__(self, run: Run, submission: bytes | WireProgram, first: int, run_deadline: float) -> None:
         self.run, self.run_deadline, self.token, self.first = run, run_deadline, secrets.token_hex(16), first
         self.uid = fresh_uid() if os.geteuid() == 0 else None
+        self.wire = isinstance(submission, WireProgram)
         self.current = first  # the workload the child is working on
         self.hello = self.loaded = False
         self.exit_info: dict[str, Any] | None = None
@@ -147,8 +149,9 @@ class Child:
         self.sample()
         now = time.monotonic()
         judge_trace(run, self.current, trace, self.cpu - self.phase_cpu, now - self.phase_start, key)
-        if self.worker is not None:  # what a workload started dies with it: the next one starts clean
-            kill(strays(self.worker))
+        if self.worker is not None and not self.wire:  # what a workload started dies with it: the next one
+            kill(strays(self.worker))  # starts clean (a wire program is swept by the worker, which runs none of
+            #                            its code, before the next program starts: killing here would race that)
         self.current += 1
         self.new_phase(now)
 
@@ -261,7 +264,7 @@ class Child:
                                            f"(exit code {info.get('code')}, signal {info.get('signal')})"))
 
 
-def run_child(run: Run, submission: bytes, first: int, run_deadline: float) -> int:
+def run_child(run: Run, submission: bytes | WireProgram, first: int, run_deadline: float) -> int:
     """Run one child from workload `first`; return the index the next child should start from."""
     child = Child(run, submission, first, run_deadline)
     try:

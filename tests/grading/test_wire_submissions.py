@@ -1,0 +1,243 @@
+"""Submissions in other languages: a folder with a wire.toml, graded in the same sandbox as a Python module.
+
+The program is examples/wire/scheduler.py run by the system's python3 (it stands for any language:
+the sandbox sees a command, not Python). Hostile programs are small preludes that try one thing and
+then, where the test needs a working scheduler, exec the example.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.checks import checkers
+from conformance.grading.collect import collect
+from conformance.grading.observe import observed_trace
+from conformance.sandbox.isolation import LEVELS, works
+from conformance.sandbox.program import WIRE_PROCESSES, wire_command
+from conformance.sandbox.run import run_in_sandbox
+from conformance.sandbox.types import Limits
+from tests.grading.test_sandbox import ARRIVALS, SELF_PREEMPTION, TIGHT, WORKLOADS, assert_matches_reference
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "wire" / "scheduler.py"
+AVAILABLE = [level for level in LEVELS if works(level)]
+NAMESPACES = [level for level in AVAILABLE if level != "process-group"]
+pytestmark = pytest.mark.skipif(not shutil.which("python3", path="/usr/bin:/bin"),
+                                reason="the wire programs here run on the system's python3 (/usr/bin/python3)")
+
+
+def program(tmp_path: Path, command: object, prelude: str | None = None, name: str = "prog") -> Path:
+    """A submission folder: the example scheduler, an optional prelude script, and a wire.toml."""
+    folder = tmp_path / name
+    folder.mkdir()
+    shutil.copy(EXAMPLE, folder / "scheduler.py")
+    if prelude is not None:
+        (folder / "prelude.py").write_text(prelude)
+    (folder / "wire.toml").write_text(f"command = {json.dumps(command)}\n")
+    return folder
+
+
+def at(level: str | None, limits: Limits = TIGHT) -> Limits:
+    return dataclasses.replace(limits, isolation=level)
+
+
+def test_a_wire_program_is_observed_exactly_like_the_reference(tmp_path: Path) -> None:
+    result = run_in_sandbox(program(tmp_path, ["python3", "scheduler.py"]), WORKLOADS, TIGHT)
+    assert result.load_error is None, (result.load_error, result.stderr)
+    for workload, observed in zip(WORKLOADS, result.workloads, strict=True):
+        assert_matches_reference(workload, observed)
+
+
+def test_a_planted_bug_in_a_wire_program_is_the_finding_of_the_same_bug_in_python(tmp_path: Path) -> None:
+    """The example's --bug victim_first and the catalog's victim_first module: the same first finding."""
+    from conformance.mutants.build import source
+
+    module = tmp_path / "victim_first" / "p07_scheduler.py"
+    module.parent.mkdir()
+    module.write_text(source("victim_first"))
+    found = []
+    for path in (program(tmp_path, "python3 scheduler.py --bug victim_first"), module):
+        result = run_in_sandbox(path, [SELF_PREEMPTION], TIGHT)
+        assert result.workloads[0].status == "ok", result.workloads[0].cause
+        found.append(checkers.differential(SELF_PREEMPTION, observed_trace(SELF_PREEMPTION, result.workloads[0])))
+    assert found[0] and found[0] == found[1], found
+
+
+SPY = r'''
+import json, os, sys
+skip = ("/proc", "/sys", "/dev", "/usr", "/bin", "/sbin", "/lib", {runtime!r})
+seen, readable = [], []
+for root, dirs, files in os.walk("/"):
+    if root.startswith(skip) and root != "/":
+        dirs[:] = []
+        continue
+    seen += [os.path.join(root, name) for name in files]
+for path in ({canary!r}, "/etc/shadow", {project!r} + "/spec/rules.py", f"/proc/{{os.getppid()}}/mem",
+             f"/proc/{{os.getppid()}}/environ"):
+    try:
+        open(path, "rb").read(1)
+        readable.append(path)
+    except OSError:
+        pass
+status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)
+print(json.dumps({{"files": sorted(seen)[:200], "readable": readable, "cap": int(status["CapEff"], 16),
+                  "uid": os.getuid()}}), file=sys.stderr)
+sys.exit(3)
+'''
+
+
+def spy(level: str, tmp_path: Path) -> dict[str, object]:
+    private = tmp_path / "grader-private"
+    private.mkdir(mode=0o700)
+    canary = private / "canary.txt"
+    canary.write_text("secret")
+    text = SPY.format(runtime=os.path.realpath(sys.base_prefix), canary=str(canary), project=str(ROOT))
+    result = run_in_sandbox(program(tmp_path, ["python3", "prelude.py"], text), [SELF_PREEMPTION], at(level))
+    assert result.load_failure is not None and result.load_failure.kind == "wire", result.load_error
+    assert "exited with code 3" in result.load_failure.message
+    return json.loads(result.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("level", AVAILABLE)
+def test_a_wire_program_gets_no_capabilities_no_private_files_and_not_the_workers_memory(level: str,
+                                                                                          tmp_path: Path) -> None:
+    seen = spy(level, tmp_path)
+    assert seen["cap"] == 0
+    if os.geteuid() == 0:
+        assert seen["uid"] != 0
+    assert not [p for p in seen["readable"] if "canary" in p or p == "/etc/shadow" or "/mem" in p], seen["readable"]
+
+
+@pytest.mark.parametrize("level", NAMESPACES)
+def test_a_wire_program_sees_the_runtime_and_its_own_folder_only(level: str, tmp_path: Path) -> None:
+    seen = spy(level, tmp_path)
+    assert seen["files"] == ["/sandbox/prelude.py", "/sandbox/scheduler.py", "/sandbox/wire.toml"], seen["files"]
+    assert seen["readable"] == []  # not the project, not the worker's memory nor its environment
+
+
+FORK = r'''
+import os, sys, time
+count = 0
+try:
+    for _ in range(500):
+        if os.fork() == 0:
+            time.sleep(3600)
+            os._exit(0)
+        count += 1
+except OSError:
+    pass
+print(f"forked {count}", file=sys.stderr, flush=True)
+os.execv(sys.executable, [sys.executable, "scheduler.py"])
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="RLIMIT_NPROC binds the run's own uid only when the grader is root")
+def test_a_wire_program_that_forks_is_capped_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    result = run_in_sandbox(program(tmp_path, ["python3", "prelude.py"], FORK), WORKLOADS, TIGHT)
+    forked = int(result.stderr.split("forked ")[1].split()[0])
+    assert 0 < forked < WIRE_PROCESSES, result.stderr
+    assert [w.status for w in result.workloads] == ["ok", "ok"], [w.cause for w in result.workloads]
+    assert result.survivors == 0
+
+
+SPIN = r'''
+import sys
+sys.argv = ["scheduler.py"]
+import scheduler
+plain = scheduler.Scheduler.schedule
+def schedule(self):
+    while "a2" in self.seqs:
+        pass
+    return plain(self)
+scheduler.Scheduler.schedule = schedule
+scheduler.main()
+'''
+
+
+def test_a_wire_program_that_spins_is_stopped_on_its_cpu_time_and_the_next_workload_runs(tmp_path: Path) -> None:
+    limits = dataclasses.replace(TIGHT, workload_seconds=1.0, workload_cpu_seconds=1)
+    result = run_in_sandbox(program(tmp_path, ["python3", "prelude.py"], SPIN), [SELF_PREEMPTION, ARRIVALS], limits)
+    spun, after = result.workloads
+    assert spun.hung, (spun.status, spun.cause)
+    assert_matches_reference(ARRIVALS, after)
+    assert result.children == 2 and result.survivors == 0
+
+
+@pytest.mark.parametrize(("command", "prelude", "words"), [
+    (["python3", "prelude.py"], "import sys; sys.exit(3)", "sent no reply to hello (it exited with code 3)"),
+    (["python3", "prelude.py"], "print('hello, world', flush=True)", "is not one JSON object"),
+    (["./no-such-program"], None, "'./no-such-program' of wire.toml could not start"),
+    (["python3", "prelude.py"],
+     "import json, sys\nsys.stdin.readline()\n"
+     "print(json.dumps({'ok': True, 'protocol': 'schedcheck-wire/1', 'snapshot': False}), flush=True)\n"
+     "sys.stdin.readline()", '"snapshot": true'),
+])
+def test_a_program_that_cannot_start_or_greet_is_a_load_error_that_says_why(
+        tmp_path: Path, command: list[str], prelude: str | None, words: str) -> None:
+    result = run_in_sandbox(program(tmp_path, command, prelude), WORKLOADS, TIGHT)
+    assert result.load_failure is not None and result.load_failure.kind == "wire", result.load_error
+    assert words in result.load_failure.message
+    assert [w.status for w in result.workloads] == ["load_error", "load_error"]
+
+
+def test_a_program_that_never_greets_times_out_at_startup(tmp_path: Path) -> None:
+    limits = dataclasses.replace(TIGHT, startup_seconds=1.0)
+    result = run_in_sandbox(program(tmp_path, ["python3", "prelude.py"], "import time; time.sleep(60)"),
+                            [SELF_PREEMPTION], limits)
+    assert result.load_failure is not None and result.load_failure.kind == "timeout", result.load_error
+    assert result.survivors == 0
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ('command = 3', "command = \"./run\" or command = [\"node\", \"scheduler.js\"]"),
+    ('command = []', "command is empty"),
+    ('command = "python3 \'open"', "cannot be split"),
+    ('command = "./run"\nshell = true', "unknown keys ['shell']"),
+    ('command = ', "not valid TOML"),
+])
+def test_a_bad_wire_toml_is_refused_up_front_naming_the_field_and_value(text: str, words: str) -> None:
+    argv, problem = wire_command(text)
+    assert argv == () and words in problem, problem
+
+
+def test_collect_takes_wire_folders_and_refuses_links_inside_them(tmp_path: Path) -> None:
+    class_dir = tmp_path / "class"
+    class_dir.mkdir()
+    program(class_dir, ["python3", "scheduler.py"], name="good")
+    linked = program(class_dir, ["python3", "scheduler.py"], name="linked")
+    (linked / "answers.py").symlink_to(ROOT / "impl" / "scheduler.py")
+    bad = program(class_dir, ["python3", "scheduler.py"], name="bad")
+    (bad / "wire.toml").write_text("command = 3\n")
+    entries = {e.name: e for e in collect(class_dir, tmp_path / "work")}
+    assert entries["good"].module == class_dir / "good" and entries["good"].problem == ""
+    assert entries["linked"].module is None and "'answers.py' is not a regular file" in entries["linked"].problem
+    assert entries["bad"].module is None and "got 3" in entries["bad"].problem
+
+
+def test_the_childs_wire_protocol_is_the_suites() -> None:
+    from conformance import wire
+    from conformance.sandbox import wireshim
+
+    assert wireshim.WIRE_PROTOCOL == wire.PROTOCOL
+
+
+def test_a_correct_wire_program_gets_the_grade_of_the_reference(tmp_path: Path) -> None:
+    from conformance.grading.collect import Entry
+    from conformance.grading.judge import grade_one
+    from conformance.grading.rubric import load_rubric
+
+    rubric = load_rubric()
+    folder = program(tmp_path, ["python3", "scheduler.py"])
+    wire_grade = grade_one(Entry("wire", folder, folder), rubric)
+    impl = ROOT / "impl" / "scheduler.py"
+    python_grade = grade_one(Entry("impl", impl, impl), rubric)
+    assert wire_grade.isolation == python_grade.isolation
+    assert [i.score for i in wire_grade.items] == [i.score for i in python_grade.items]
+    assert wire_grade.score == python_grade.score == 100
