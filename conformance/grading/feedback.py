@@ -157,10 +157,26 @@ def load_error_md(result: object, load_error: str) -> tuple[str, str]:
         lines.append("Fix that line and resubmit; `python -m py_compile p07_scheduler.py` finds it locally.")
         return f"does not load: {cut(exc, 80)} at {cut(where, 120)}", "\n".join(lines)
     shown = f"{exc}: {message}" if message else exc
+    if getattr(getattr(result, "load_failure", None), "kind", None) == "wire":
+        return f"does not start: {cut(exc, 80)}", wire_start_md(shown, str(getattr(result, "stderr", "")))
     lines = [f"**`{MODULE}` does not load:** {md(shown, TEXT_LIMIT)}", "",
              "Importing the module must succeed and define `Scheduler` and `Sequence`, as the interface requires; run "
              "`python -c \"import p07_scheduler\"` in its folder to see the full error."]
     return f"does not load: {cut(exc, 80)}", "\n".join(lines)
+
+
+WIRE_STDERR_LINES = 10
+
+
+def wire_start_md(shown: str, stderr: str) -> str:
+    """Why a wire program did not start, with the last lines it wrote to stderr."""
+    lines = [f"**The program of `wire.toml` does not start:** {md(shown, TEXT_LIMIT)}", "",
+             "The command must start a program that answers the hello of the wire protocol with "
+             "`\"snapshot\": true`; run `schedcheck check --wire \"COMMAND\"` in its folder to see the exchange."]
+    tail = [cut(line, 200) for line in stderr.splitlines()[-WIRE_STDERR_LINES:]]
+    if tail:
+        lines += ["", f"The last {len(tail)} line(s) it wrote to stderr:", "", md_block("\n".join(tail))]
+    return "\n".join(lines)
 
 
 def _files(source: Path) -> list[str]:

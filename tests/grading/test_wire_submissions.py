@@ -241,3 +241,14 @@ def test_a_correct_wire_program_gets_the_grade_of_the_reference(tmp_path: Path) 
     assert wire_grade.isolation == python_grade.isolation
     assert [i.score for i in wire_grade.items] == [i.score for i in python_grade.items]
     assert wire_grade.score == python_grade.score == 100
+
+
+def test_the_report_of_a_program_that_does_not_start_quotes_its_stderr(tmp_path: Path) -> None:
+    from conformance.grading.feedback import load_error_md
+
+    prelude = "import sys\nprint('config.json: no such file', file=sys.stderr)\nsys.exit(2)\n"
+    result = run_in_sandbox(program(tmp_path, ["python3", "prelude.py"], prelude), [SELF_PREEMPTION], TIGHT)
+    assert result.load_error is not None
+    short, full = load_error_md(result, result.load_error)
+    assert short.startswith("does not start") and "p07_scheduler" not in full
+    assert "exited with code 2" in full and "config.json: no such file" in full
