@@ -20,6 +20,7 @@ from conformance.checks.checkers import Finding, expected_trace
 from conformance.grading.escape import TEXT_LIMIT, cut, json_inert, md, md_block, md_name, visible_json
 from conformance.grading.observe import Case
 from conformance.grading.tables import markdown_table
+from conformance.sandbox.program import is_wire
 from spec.trace import workload_to_json
 
 MODULE = "p07_scheduler.py"
@@ -157,7 +158,7 @@ def load_error_md(result: object, load_error: str) -> tuple[str, str]:
         lines.append("Fix that line and resubmit; `python -m py_compile p07_scheduler.py` finds it locally.")
         return f"does not load: {cut(exc, 80)} at {cut(where, 120)}", "\n".join(lines)
     shown = f"{exc}: {message}" if message else exc
-    if getattr(getattr(result, "load_failure", None), "kind", None) == "wire":
+    if getattr(result, "wire", False):  # a program that did not start, greet or answer in time
         return f"does not start: {cut(exc, 80)}", wire_start_md(shown, str(getattr(result, "stderr", "")))
     lines = [f"**`{MODULE}` does not load:** {md(shown, TEXT_LIMIT)}", "",
              "Importing the module must succeed and define `Scheduler` and `Sequence`, as the interface requires; run "
@@ -196,6 +197,10 @@ def _files(source: Path) -> list[str]:
 
 def missing_md(source: Path, problem: str) -> str:
     """What was submitted instead of p07_scheduler.py, and what to rename."""
+    if is_wire(source):  # a program in another language that was refused: the reason says what to fix
+        return "\n".join([f"**Nothing to grade:** {md(problem)}.", "",
+                          "A folder with a `wire.toml` is graded as a program that speaks the wire protocol; "
+                          "fix what the reason says and resubmit."])
     found = _files(source)
     lines = [f"**Nothing to grade:** {md(problem)}. The autograder grades one file named `{MODULE}`."]
     if not found:

@@ -136,11 +136,6 @@ def load(path: str, refuser: driver.Refuser) -> tuple[Any, dict[str, object] | N
 
 def load_wire(job: dict[str, Any]) -> tuple[Any, dict[str, object] | None]:
     """A wire program as a module (conformance/sandbox/wireshim.py); one that cannot start or greet: a load error."""
-    try:  # PR_SET_DUMPABLE 0: the program, under the same uid, can neither ptrace this worker nor read its memory
-        import ctypes
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
     try:
         return driver.load_wire(job["wire"], os.path.dirname(job["module"]), job["white_box"]), None
     except BaseException as e:  # noqa: BLE001
@@ -225,10 +220,13 @@ def main(argv: list[str]) -> None:
     try:  # PR_SET_CHILD_SUBREAPER: orphans of a setsid'd grandchild come back to the supervisor
         import ctypes
         ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
+        if "wire" in job:  # PR_SET_DUMPABLE 0, kept across the fork: the program runs under the same uid and
+            ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # could else ptrace both, read their memory, open their fds
     except (OSError, AttributeError):
         pass
     worker = os.fork()
     if worker:
+        os.close(channel.fd)  # the supervisor never reads the probe channel
         supervise(worker, fd)
     try:
         work(job, fd, channel)

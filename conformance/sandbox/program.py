@@ -37,6 +37,8 @@ def wire_command(text: str) -> tuple[tuple[str, ...], str]:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         return (), f"{WIRE_FILE} is not valid TOML: {e}"
+    except RecursionError:
+        return (), f"{WIRE_FILE} is nested too deeply to read; it holds command = [...] only"
     command = doc.get("command")
     if isinstance(command, str):
         try:

@@ -7,6 +7,7 @@ namespace levels its root holds the runtime and a read-only /sandbox with the on
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import json
@@ -43,7 +44,14 @@ def base_dir() -> str:
     if not _base or not os.path.isdir(_base[0]):
         _base[:] = [tempfile.mkdtemp(prefix="schedcheck-sandbox-")]
         os.chmod(_base[0], 0o711)
+        atexit.register(_remove_base, _base[0])
     return _base[0]
+
+
+def _remove_base(path: str) -> None:
+    """At exit: the folder is empty by then (each run folder is removed with its child), so rmdir suffices."""
+    with contextlib.suppress(OSError):
+        os.rmdir(path)
 
 
 def job_fd(job: dict[str, Any]) -> int:

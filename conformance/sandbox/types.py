@@ -133,6 +133,7 @@ class SandboxResult:
     cpu_seconds: float = 0.0  # CPU seconds of every child's process tree together
     child_uid: int | None = None  # the uid the child reported (before the submission ran)
     child_cap_eff: int | None = None  # the child's effective capability set, read by itself from /proc
+    wire: bool = False  # the submission was a wire program (a folder with a wire.toml), not a module
 
     def causes(self) -> list[str]:
         """One line per workload that did not end "ok", plus output truncation: what a report shows."""

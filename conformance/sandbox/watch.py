@@ -254,13 +254,14 @@ class Child:
     def import_ended(self) -> None:
         """The child never said 'loaded': a timeout (any limit) or an end while importing."""
         info, lim = self.exit_info or {}, self.run.limits
+        doing = "starting the program and its hello" if self.wire else "importing the submission"
         if self.stop is not None:
             wall = wall_limit(lim.startup_seconds)
-            self.run.fail_load(LoadFailure("timeout", "", f"importing the submission ran past its limits "
+            self.run.fail_load(LoadFailure("timeout", "", f"{doing} ran past its limits "
                                            f"({lim.startup_seconds:g} s of CPU, {lim.startup_seconds:g} s idle or "
                                            f"{wall:g} s of wall time)"))
         else:
-            self.run.fail_load(LoadFailure("ended", "", f"the process ended while importing the submission "
+            self.run.fail_load(LoadFailure("ended", "", f"the process ended while {doing} "
                                            f"(exit code {info.get('code')}, signal {info.get('signal')})"))
 
 

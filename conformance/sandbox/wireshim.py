@@ -15,6 +15,7 @@ assembles it).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections import deque
 from collections.abc import Callable
@@ -50,6 +51,16 @@ class WireSequence:
         self.output: Any = []
 
 
+def start_failure(name: str, cwd: str, e: OSError) -> str:
+    """Why the command did not start, in terms of what the submitter can change."""
+    where = os.path.join(cwd, name)
+    if "/" in name and os.path.isfile(where) and e.errno == 2:  # the file is there: its #! line names what is not
+        return (f"the command {name!r} of wire.toml could not start: it exists, so the interpreter on its #! line "
+                "is not installed in the sandbox (it has /usr and /bin of the grading machine); name one that is")
+    return (f"the command {name!r} of wire.toml could not start: {e.strerror or e}; give a path inside the "
+            "folder (./prog) or a program on PATH (/usr/bin:/bin)")
+
+
 class Program:
     """The running program: one JSON object per line each way, every reply read with a bounded length."""
 
@@ -58,9 +69,7 @@ class Program:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd,
                                          close_fds=True)
         except OSError as e:
-            raise SubmissionProtocolError(f"the command {argv[0]!r} of wire.toml could not start: "
-                                          f"{e.strerror or e}; give a path inside the folder or a program "
-                                          "on PATH (/usr/bin:/bin)") from None
+            raise SubmissionProtocolError(start_failure(argv[0], cwd, e)) from None
         reply = self.ask({"op": "hello", "protocol": WIRE_PROTOCOL}, "hello")
         if reply.get("ok") is not True or reply.get("protocol") != WIRE_PROTOCOL:
             raise SubmissionProtocolError(f"the hello reply must be {{\"ok\": true, \"protocol\": "
@@ -90,6 +99,8 @@ class Program:
         except ValueError:
             raise SubmissionProtocolError(f"the reply to {what} is not one JSON object: {line[:120]!r}; write "
                                           "logs to stderr, never to stdout") from None
+        except RecursionError:
+            raise SubmissionProtocolError(f"the reply to {what} is nested too deeply to read") from None
         if type(reply) is not dict:
             raise SubmissionProtocolError(f"the reply to {what} must be a JSON object, got {line[:120]!r}")
         if "error" in reply:
@@ -106,8 +117,8 @@ class Program:
 
     def ended(self) -> str:
         """How the program stands after its stdout or stdin closed: usually exiting, so wait for it a moment."""
-        try:
-            code = self.proc.wait(timeout=1.0)
+        try:  # briefly: a longer wait with nothing running would be taken for an idle tree
+            code = self.proc.wait(timeout=0.2)
         except subprocess.TimeoutExpired:
             return "it closed the pipe and is still running"
         return f"it exited with code {code}" if code >= 0 else f"it was killed by signal {-code}"

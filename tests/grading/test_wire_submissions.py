@@ -79,11 +79,18 @@ for root, dirs, files in os.walk("/"):
         dirs[:] = []
         continue
     seen += [os.path.join(root, name) for name in files]
-for path in ({canary!r}, "/etc/shadow", {project!r} + "/spec/rules.py", f"/proc/{{os.getppid()}}/mem",
-             f"/proc/{{os.getppid()}}/environ"):
+worker = os.getppid()
+supervisor = int(open(f"/proc/{{worker}}/stat").read().rpartition(")")[2].split()[1])
+for path in ({canary!r}, "/etc/shadow", {project!r} + "/spec/rules.py", f"/proc/{{worker}}/mem",
+             f"/proc/{{worker}}/environ", f"/proc/{{supervisor}}/mem", f"/proc/{{supervisor}}/environ"):
     try:
         open(path, "rb").read(1)
         readable.append(path)
+    except OSError:
+        pass
+for pid in (worker, supervisor):
+    try:
+        readable += [f"/proc/{{pid}}/fd/" + fd for fd in os.listdir(f"/proc/{{pid}}/fd")]
     except OSError:
         pass
 status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)
@@ -112,14 +119,15 @@ def test_a_wire_program_gets_no_capabilities_no_private_files_and_not_the_worker
     assert seen["cap"] == 0
     if os.geteuid() == 0:
         assert seen["uid"] != 0
-    assert not [p for p in seen["readable"] if "canary" in p or p == "/etc/shadow" or "/mem" in p], seen["readable"]
+    assert not [p for p in seen["readable"] if "canary" in p or p == "/etc/shadow" or p.startswith("/proc/")], \
+        seen["readable"]  # the worker and the supervisor: no memory, environment or descriptors (the probe channel)
 
 
 @pytest.mark.parametrize("level", NAMESPACES)
 def test_a_wire_program_sees_the_runtime_and_its_own_folder_only(level: str, tmp_path: Path) -> None:
     seen = spy(level, tmp_path)
     assert seen["files"] == ["/sandbox/prelude.py", "/sandbox/scheduler.py", "/sandbox/wire.toml"], seen["files"]
-    assert seen["readable"] == []  # not the project, not the worker's memory nor its environment
+    assert seen["readable"] == []  # not the project, nothing of the worker or the supervisor
 
 
 FORK = r'''
@@ -192,6 +200,40 @@ def test_a_program_that_never_greets_times_out_at_startup(tmp_path: Path) -> Non
     result = run_in_sandbox(program(tmp_path, ["python3", "prelude.py"], "import time; time.sleep(60)"),
                             [SELF_PREEMPTION], limits)
     assert result.load_failure is not None and result.load_failure.kind == "timeout", result.load_error
+    assert "starting the program and its hello ran past its limits" in result.load_failure.message
+    assert result.survivors == 0
+
+
+def test_a_shebang_naming_a_missing_interpreter_is_named(tmp_path: Path) -> None:
+    folder = program(tmp_path, "./run.sh")
+    (folder / "run.sh").write_text("#!/nonexistent/bin/python9\n")
+    (folder / "run.sh").chmod(0o755)
+    result = run_in_sandbox(folder, [SELF_PREEMPTION], TIGHT)
+    assert result.load_failure is not None and "the interpreter on its #! line" in result.load_failure.message
+
+
+CLOSE = r'''
+import os, signal, sys, time
+sys.argv = ["scheduler.py"]
+import scheduler
+plain = scheduler.handle
+def handle(message, instances, bug):
+    if message.get("op") == "schedule":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        os.close(1)
+        os.close(0)
+        while True:
+            time.sleep(1)
+    return plain(message, instances, bug)
+scheduler.handle = handle
+scheduler.main()
+'''
+
+
+def test_a_program_that_closes_its_pipes_and_stays_is_a_protocol_finding_not_a_timeout(tmp_path: Path) -> None:
+    result = run_in_sandbox(program(tmp_path, ["python3", "prelude.py"], CLOSE), WORKLOADS, TIGHT)
+    assert [w.status for w in result.workloads] == ["protocol", "protocol"], [w.cause for w in result.workloads]
+    assert all("closed the pipe and is still running" in w.cause for w in result.workloads)
     assert result.survivors == 0
 
 
@@ -201,6 +243,7 @@ def test_a_program_that_never_greets_times_out_at_startup(tmp_path: Path) -> Non
     ('command = "python3 \'open"', "cannot be split"),
     ('command = "./run"\nshell = true', "unknown keys ['shell']"),
     ('command = ', "not valid TOML"),
+    ('command = ' + '[' * 3000 + ']' * 3000, "nested too deeply"),
 ])
 def test_a_bad_wire_toml_is_refused_up_front_naming_the_field_and_value(text: str, words: str) -> None:
     argv, problem = wire_command(text)
@@ -219,6 +262,10 @@ def test_collect_takes_wire_folders_and_refuses_links_inside_them(tmp_path: Path
     assert entries["good"].module == class_dir / "good" and entries["good"].problem == ""
     assert entries["linked"].module is None and "'answers.py' is not a regular file" in entries["linked"].problem
     assert entries["bad"].module is None and "got 3" in entries["bad"].problem
+    from conformance.grading.feedback import missing_md
+
+    shown = missing_md(entries["bad"].source, entries["bad"].problem)
+    assert "wire protocol" in shown and "p07_scheduler" not in shown
 
 
 def test_the_childs_wire_protocol_is_the_suites() -> None:
