@@ -143,26 +143,27 @@ def load_wire(job: dict[str, Any]) -> tuple[Any, dict[str, object] | None]:
 
 
 class Channel:
-    """The parent's probe channel: one 4-byte record (workload index, flag) per workload, read after the call."""
+    """The probe channel: after the submission's first schedule() of a workload returned, the driver asks the
+    parent (a "probe" message) and reads the one-byte answer here; nothing is in the pipe before that."""
 
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
+    def __init__(self, fd: int, report: int) -> None:
+        self.fd, self.report = fd, report
         self.last = (-1, False)
 
     def flag(self, index: int) -> bool:
+        """Whether workload `index` is a probe: asked once, after its first schedule(); later steps reuse it."""
         if self.last[0] == index:
             return self.last[1]
-        while True:
-            record = b""
-            while len(record) < 4 and (chunk := os.read(self.fd, 4 - len(record))):
-                record += chunk
-            found = int.from_bytes(record[:3], "big") if len(record) == 4 else -1
-            if found == index:
-                self.last = (index, record[3] == 1)
-                return self.last[1]
-            if found < 0 or found > index:
-                raise driver.SubmissionProtocolError("the grader's probe channel was read or closed by the "
-                                                     "submission; a submission must not touch inherited fds")
+        try:
+            write_line(self.report, {"type": "probe", "workload": index})
+            answer = os.read(self.fd, 1)
+        except OSError:
+            answer = b""
+        if answer not in (b"\x00", b"\x01"):
+            raise driver.SubmissionProtocolError("the grader's probe channel was read or closed by the "
+                                                 "submission; a submission must not touch inherited fds")
+        self.last = (index, answer == b"\x01")
+        return self.last[1]
 
 
 def capabilities() -> int | None:
@@ -213,7 +214,8 @@ def work(job: dict[str, Any], fd: int, channel: Channel) -> None:
 
 def main(argv: list[str]) -> None:
     """argv: report fd, job fd, probe channel fd; the job is read and its fd closed before the submission runs."""
-    fd, job_fd, channel = int(argv[1]), int(argv[2]), Channel(int(argv[3]))
+    fd, job_fd = int(argv[1]), int(argv[2])
+    channel = Channel(int(argv[3]), fd)
     with os.fdopen(job_fd, "rb") as f:
         job = json.loads(f.read())
     exec(compile(job["driver"], "sandbox_child.py", "exec"), driver.__dict__)  # trusted: sent by the parent

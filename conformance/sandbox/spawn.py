@@ -1,7 +1,7 @@
 """Starting one sandbox child: its job, its descriptors, its command line, its uid and folder.
 
 The child gets everything through inherited file descriptors (the job as a memfd, the probe channel
-as a pipe, the report pipe), so nothing of the grader has to be visible in its filesystem: at the
+as a pipe the parent answers on, the report pipe), so nothing of the grader has to be visible in its filesystem: at the
 namespace levels its root holds the runtime and a read-only /sandbox with the one submission.
 """
 
@@ -65,13 +65,15 @@ def job_fd(job: dict[str, Any]) -> int:
     return fd
 
 
-def probe_fd(run: Run, first: int) -> int:
-    """A pipe holding one record per workload (local index, fresh-dict probe flag); the write end is closed."""
+def answer_pipe() -> tuple[int, int]:
+    """The probe channel: the child reads the answer to its probe question here, the parent writes it.
+
+    Empty until the child asks (after the submission's first schedule() of a workload returned), so
+    there is nothing in it to read, peek at or tee before that moment.
+    """
     read_end, write_end = os.pipe()
-    records = b"".join(i.to_bytes(3, "big") + bytes([item[3]]) for i, item in enumerate(run.items[first:]))
-    os.write(write_end, records)  # at most a few hundred records: far below a pipe's buffer
-    os.close(write_end)
-    return read_end
+    os.set_blocking(write_end, False)  # one byte per workload: never full, and the parent never waits
+    return read_end, write_end
 
 
 _started = [0]
@@ -112,8 +114,9 @@ def write_program(run_dir: str, program: WireProgram) -> None:
 
 
 def start(run: Run, base: str, uid: int | None, token: str, submission: bytes | WireProgram, first: int
-          ) -> tuple[subprocess.Popen[bytes], int]:
-    """Start a child on workloads[first:] in folder `base`; its process and the read end of its report pipe."""
+          ) -> tuple[subprocess.Popen[bytes], int, int]:
+    """Start a child on workloads[first:] in folder `base`: its process, the read end of its report pipe and
+    the write end of its probe channel."""
     limits, level = run.limits, run.iso.level
     run_dir, root_dir = os.path.join(base, "run"), os.path.join(base, "root")
     os.mkdir(run_dir, 0o700 if level == "process-group" else 0o755)
@@ -138,7 +141,8 @@ def start(run: Run, base: str, uid: int | None, token: str, submission: bytes | 
            "workloads": [{"workload": data, "step_cap": cap} for _, data, cap, _ in run.items[first:]]}
     if isinstance(submission, WireProgram):
         job["wire"] = list(submission.argv)
-    fds = [job_fd(job), probe_fd(run, first)]
+    probe_read, probe_write = answer_pipe()
+    fds = [job_fd(job), probe_read]
     read_end, write_end = os.pipe()
     fds.insert(0, write_end)
     home = how.workdir if level == "process-group" else "/tmp"
@@ -152,7 +156,10 @@ def start(run: Run, base: str, uid: int | None, token: str, submission: bytes | 
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 cwd=run_dir if level == "process-group" else "/", env=env,
                                 start_new_session=True, pass_fds=tuple(fds), preexec_fn=same_addresses)
+    except BaseException:
+        os.close(probe_write)
+        raise
     finally:
         for fd in fds:
             os.close(fd)
-    return proc, read_end
+    return proc, read_end, probe_write

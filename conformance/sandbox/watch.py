@@ -40,11 +40,12 @@ class Child:
         self.malformed: str | None = None
         self.stop: str | None = None  # the limit the parent stopped it at: cpu, idle, wall, run, budget
         self.messages = 0
+        self.asked = -1  # the last workload whose probe question was answered (local index)
         self.worker: int | None = None  # the worker's host pid, found from its hello
         self.cpu = self.phase_cpu = 0.0
         self.base = tempfile.mkdtemp(dir=base_dir())
         try:
-            self.proc, self.report = start(run, self.base, self.uid, self.token, submission, first)
+            self.proc, self.report, self.answer = start(run, self.base, self.uid, self.token, submission, first)
         except BaseException:
             remove_tree(self.base)
             raise
@@ -94,8 +95,8 @@ class Child:
         """One report line: a trace whose exact bytes were read before for this workload is not read again."""
         run = self.run
         self.messages += 1
-        if self.messages > len(run.items) + 8:
-            raise protocol.Malformed(f"more than {len(run.items) + 8} messages from one child")
+        if self.messages > 2 * len(run.items) + 8:  # a probe question and a trace per workload
+            raise protocol.Malformed(f"more than {2 * len(run.items) + 8} messages from one child")
         key = b""
         if self.loaded and self.current < len(run.items):
             key = digest(line, run.key(self.current))
@@ -133,8 +134,23 @@ class Child:
             self.new_phase(now)
         elif kind == "trace" and self.current < len(run.items):
             self.on_trace(self.read(msg), b"")
+        elif kind == "probe" and self.current < len(run.items):
+            self.on_probe(msg)
         elif kind != "bye" or self.current != len(run.items):
             raise protocol.Malformed(f"unexpected message {kind[:40]!r}")
+
+    def on_probe(self, msg: dict[str, Any]) -> None:
+        """Answer the one probe question of the running workload (asked after its first schedule() returned)."""
+        local = self.current - self.first
+        if msg.get("workload") != local or self.asked == local:
+            raise protocol.Malformed(f"a probe question for workload {str(msg.get('workload'))[:20]} arrived while "
+                                     f"workload {local} was running" + (" (asked twice)" if self.asked == local
+                                                                         else ""))
+        self.asked = local
+        try:
+            os.write(self.answer, bytes([self.run.items[self.current][3]]))
+        except OSError as e:  # the child closed its end: it will not read the answer
+            raise protocol.Malformed(f"the probe channel is closed ({e.strerror})") from None
 
     def read(self, msg: dict[str, Any]) -> Trace:
         if msg.get("workload") != self.current - self.first:
@@ -214,6 +230,7 @@ class Child:
         if budget is not None:
             budget.cpu_used += self.cpu
         os.close(self.report)
+        os.close(self.answer)
         for stream in (self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()

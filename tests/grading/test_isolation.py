@@ -160,6 +160,13 @@ def test_the_fresh_dict_probe_is_invisible_before_the_call_returns(tmp_path: Pat
     assert [w.status for w in result.workloads] == ["ok", "ok", "ok"], result.causes()
 
 
+def test_the_probe_channel_is_empty_until_the_child_asks(tmp_path: Path) -> None:
+    """The flag is written only when the driver asks, after the first schedule() returned: nothing to tee."""
+    probe = {**workload_to_json(SELF_PREEMPTION), "probe": "mutate"}
+    result = run_case("probe_peek", tmp_path, None, [SELF_PREEMPTION, probe, ARRIVALS])
+    assert [w.status for w in result.workloads] == ["ok", "ok", "ok"], result.causes()
+
+
 def test_a_syntax_error_reaches_the_report_structured(tmp_path: Path) -> None:
     path = tmp_path / "p07_scheduler.py"
     path.write_text((Path(__file__).parent / "hostile" / "syntax_error.txt").read_text())
