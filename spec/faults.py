@@ -113,6 +113,15 @@ BY_NAME: dict[str, Fault] = {f.name: f for f in FAULTS}
 GUARD_FAULTS: tuple[Fault, ...] = (
     Fault("protocol_pending_truthy", "schedule_explained", (
         Edit("if state.pending is not None:", "if state.pending:"),)),  # an empty batch no longer counts as pending
+    Fault("add_accepts_empty", "check_request", (
+        Edit("if type(value) is not int or value < 1:", "if type(value) is not int or value < 0:"),)),
+    Fault("add_accepts_finished_id", "check_request", (
+        Edit("if state.find(seq_id) is not None:",
+             "if any(s.seq_id == seq_id for s in state.waiting + state.running):"),)),  # a finished id added again
+    Fault("add_accepts_bool", "check_request", (
+        Edit("if type(value) is not int or value < 1:", "if not isinstance(value, int) or value < 1:"),)),
+    Fault("add_refuses_a_full_cache", "check_request", (
+        Edit("if need > config.num_blocks:", "if need >= config.num_blocks:"),)),
 )
 GUARDS: dict[str, Fault] = {f.name: f for f in GUARD_FAULTS}
 

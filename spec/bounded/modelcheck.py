@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import spec.rules
 from spec.bounded.execute import EOS, Draws, Step, alone, step_violations
-from spec.errors import ProtocolError
+from spec.errors import InvalidRequest, ProtocolError
 from spec.model import Batch, Config, State
 from spec.trace import Request
 
@@ -107,6 +107,7 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
         return tuple(reversed(lines[:-1]))
 
     broken: dict[str, tuple[str, tuple[str, ...]]] = {}
+    guarded: set[tuple[tuple[str, ...], ...]] = set()
 
     def found(claim: str, message: str, key: Key, label: str, d: int) -> Report | None:
         if claim not in broken:
@@ -121,10 +122,23 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
         depth = max(depth, node.step)
         key = node.key()
         moved = False
+        queues = tuple(tuple(q.seq_id for q in queue) for queue in (node.state.waiting, node.state.running,
+                                                                   node.state.finished))
+        if queues not in guarded:  # add()'s guards read which ids are in which queue: once per such state
+            guarded.add(queues)
+            refused = request_violation(rules, node.state)
+            if refused is not None and (r := found("protocol", refused, key, "add()", node.step)):
+                return r
         for more in range(n - node.arrived + 1):  # how many new requests arrive before this step
-            s = node.state
-            for j in range(node.arrived, node.arrived + more):
-                s = rules.add(s, reqs[j].seq_id, reqs[j].prompt_len, reqs[j].max_tokens)
+            try:
+                s = node.state
+                for j in range(node.arrived, node.arrived + more):
+                    s = rules.add(s, reqs[j].seq_id, reqs[j].prompt_len, reqs[j].max_tokens)
+            except Exception as e:  # every request of a scope fits the cache alone: add() must take it
+                if (r := found("protocol", f"[protocol] add() refused a feasible request: {e!r}", key,
+                               f"+{more} arrive", node.step + 1)):
+                    return r
+                continue
             k = node.step + 1
             last = k if more else node.last
             try:
@@ -169,7 +183,13 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
                     j = slot[q.seq_id]
                     want = solo.get((j, used[j]))
                     if want is None:
-                        want = solo[(j, used[j])] = alone(rules, config, reqs[j], bases[q.seq_id], used[j])
+                        try:
+                            want = alone(rules, config, reqs[j], bases[q.seq_id], used[j])
+                        except Exception as e:  # the run alone on an ample cache is the spec's too
+                            if (r := found("crash", f"running {q.seq_id} alone raised {e!r}", key, label, k)):
+                                return r
+                            continue  # no output to compare with
+                        solo[(j, used[j])] = want
                     if q.output != want and (r := found("OUT", f"[OUT] {q.seq_id}'s output is "
                                                          f"{list(q.output)}, alone it is {list(want)}", key, label, k)):
                         return r
@@ -218,6 +238,34 @@ def protocol_violation(rules: types.ModuleType, state: State, mid: State, batch:
         except Exception as e:
             return f"[protocol] {call} raised {e!r}, not ProtocolError"
         return f"[protocol] {call} did not raise ProtocolError"
+    return None
+
+
+def request_violation(rules: types.ModuleType, state: State) -> str | None:
+    """add()'s guards at this state (S.add): an id already added (waiting, running or finished), an empty
+    prompt or budget, a non-str id and a request the whole cache cannot hold must raise InvalidRequest;
+    a request that fills the whole cache exactly must be accepted."""
+    config = state.config
+    cap = config.num_blocks * config.block_size  # the most tokens one request may ever hold
+    known = [seq.seq_id for seq in state.seqs()]
+    fresh = "+".join(known) + "+new"
+    refusals: list[tuple[str, tuple[object, object, object]]] = [
+        (f"add({k!r}) of an id already added", (k, 1, 1)) for k in known]
+    refusals += [("add() with prompt_len 0", (fresh, 0, 1)), ("add() with max_tokens 0", (fresh, 1, 0)),
+                 ("add() with prompt_len True (a bool)", (fresh, True, 1)), ("add() of a non-str id", (7, 1, 1)),
+                 (f"add() of a request that needs {config.num_blocks + 1} blocks", (fresh, cap + 1, 1))]
+    for what, (seq_id, prompt_len, max_tokens) in refusals:
+        try:
+            rules.add(state, seq_id, prompt_len, max_tokens)
+        except InvalidRequest:
+            continue
+        except Exception as e:
+            return f"[protocol] {what} raised {e!r}, not InvalidRequest"
+        return f"[protocol] {what} did not raise InvalidRequest"
+    try:
+        rules.add(state, fresh, cap, 1)
+    except Exception as e:
+        return f"[protocol] add() of a request that fits the whole cache exactly ({cap} tokens) raised {e!r}"
     return None
 
 

@@ -59,6 +59,16 @@ def test_the_model_checker_sees_the_claim_fail_on_the_faulty_spec_only(claim):
     assert clean.violation is None and clean.distinct > 1
 
 
+@pytest.mark.parametrize("fault", sorted(faults.GUARDS))
+def test_every_fault_of_a_guard_breaks_the_protocol_claim(fault):
+    """The guards of update(), schedule() and add() are checked at every state: a request add() should refuse
+    (or one it should take) shows at the first state, before any step."""
+    scope = mc.Scope(Config(2, 1, 2, 2), ((1, 1), (1, 1)))
+    broken = mc.explore(scope, faults.load(fault), every=True)
+    assert "protocol" in [c for c, _, _ in broken.broken], f"{fault}: {broken.broken}"
+    assert mc.explore(scope, spec.rules).violation is None
+
+
 def test_out_compares_with_the_unpreempted_output_and_fails_on_output_cleared():
     """The card's property: a preempted sequence's output equals its output in a run without preemption. With
     output cleared on preemption the sequence draws new tokens after it comes back, so its output differs."""

@@ -58,3 +58,18 @@ def test_duplicate_ids_are_rejected():
     state = add(initial_state(Config(100, 4, 8, 64)), "a", 2, 2)
     with pytest.raises(InvalidRequest, match="already added"):
         add(state, "a", 3, 3)
+
+
+def test_the_id_of_a_running_or_finished_request_is_taken_for_good():
+    """Ids are unique over the scheduler's life: once running, and once finished, a request keeps its id."""
+    from spec import schedule, update
+
+    state = add(initial_state(Config(100, 4, 8, 64)), "a", 2, 1)
+    state, _ = schedule(state)
+    assert [s.seq_id for s in state.running] == ["a"]
+    with pytest.raises(InvalidRequest, match="already added"):
+        add(state, "a", 1, 1)
+    state, finished = update(state, lambda seq_id, output: 7)
+    assert [s.seq_id for s in finished] == [s.seq_id for s in state.finished] == ["a"]
+    with pytest.raises(InvalidRequest, match="already added"):
+        add(state, "a", 1, 1)

@@ -7,6 +7,15 @@ in arrival order, so the order of update() could not show) and the pending guard
 slipped past (``protocol_pending_truthy`` in spec/faults.py); the validation stream and the model
 checker now name requests so that their ids do not sort in arrival order, and the model checker checks
 the protocol guards at every state.
+
+A second engineer, in the same way, planted seventeen and ran eleven. `prove --quick` missed four: three
+of add()'s input guards (an id of a finished request taken again, which the default tests missed too; a
+prompt_len of 0; a bool accepted as an int) and one that changes only the reasons of a decision, not the
+decision (left to the tests of spec.explain). The model checker now checks add()'s guards at every
+state (``add_accepts_*`` and ``add_refuses_a_full_cache`` in spec/faults.py break it). One more was
+caught by the model checker alone, not by the validation (phase 2 admitting past max_num_seqs): the
+validation stream now holds a step that fills max_num_seqs by admissions. And the stream no longer
+fails when the spec refuses a feasible request: it compares that workload first.
 """
 
 from spec.faults import Edit
@@ -17,6 +26,13 @@ SAME = {  # outside bug -> the fault of spec/faults.py that is the same edit
     "phase2_full_off_by_one": "max_num_seqs_off_by_one",
     "phase2_reserve_whole_gap": "reserve_whole_prompt",
     "schedule_protocol_truthy": "protocol_pending_truthy",
+    "check_request_rejects_exact_fit": "add_refuses_a_full_cache",
+    # the second engineer's
+    "dup_after_finish_ok": "add_accepts_finished_id",  # passed prove --quick and the default tests
+    "check_len_zero_ok": "add_accepts_empty",
+    "bool_len_ok": "add_accepts_bool",
+    "p2_full_gt": "max_num_seqs_off_by_one",
+    "preempt_tail": "preempt_to_tail",
 }
 
 OUTSIDE: dict[str, tuple[str, tuple[Edit, ...]]] = {  # name -> (what it gets wrong, its edits)
@@ -46,7 +62,14 @@ OUTSIDE: dict[str, tuple[str, tuple[Edit, ...]]] = {  # name -> (what it gets wr
     "update_sorted_batch_order": ("update() applies the batch in sorted seq_id order, not batch order", (
         Edit("    for seq_id, n in state.pending:",
              "    for seq_id, n in sorted(state.pending):"),)),
-    "check_request_rejects_exact_fit": ("add() refuses a request whose peak needs exactly num_blocks", (
-        Edit("    if need > config.num_blocks:",
-             "    if need >= config.num_blocks:"),)),
+    # the second engineer's (17 planted, 11 run through prove --quick and the tests before the time ran out)
+    "blocks_for_rounds_to_nearest": ("blocks_for rounds to the nearest block: wrong only for block_size >= 3", (
+        Edit("    return -(-tokens // block_size)",
+             "    return (tokens + block_size // 2) // block_size"),)),
+    "check_request_peak_without_minus_one": ("the peak counts the last token, which is never appended", (
+        Edit("    peak = prompt_len + max_tokens - 1",
+             "    peak = prompt_len + max_tokens"),)),
+    "phase2_full_counts_running_before_the_step": ("phase 2 admits up to max_num_seqs more, not up to it", (
+        Edit("if len(state.running) >= state.config.max_num_seqs:",
+             "if len(state.running) - len(batch) >= state.config.max_num_seqs:"),)),
 }
