@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NAMESPACES = [level for level in AVAILABLE if level != "process-group"]
 RUNTIME_TOPS = {"bin", "dev", "lib", "lib32", "lib64", "libx32", "proc", "sandbox", "sbin", "tmp", "usr"}
 
-WALK = r'''
+WALK_FILES = r'''
 import json, os, sys
 skip = ("/proc", "/sys", "/dev", "/usr", "/bin", "/sbin", "/lib", {runtime!r})
 seen, readable = [], []
@@ -37,8 +37,9 @@ for root, dirs, files in os.walk("/"):
     if root.startswith(skip) and root != "/":
         dirs[:] = []
         continue
-    for name in files:
-        seen.append(os.path.join(root, name))
+    seen += [os.path.join(root, name) for name in files]
+'''  # every file outside the runtime, in `seen` (a format string: {runtime} is the interpreter's prefix)
+WALK = WALK_FILES + r'''
 status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)
 for path in ({canary!r}, "/etc/shadow", {project!r} + "/spec/rules.py"):
     try:

@@ -23,6 +23,7 @@ from conformance.sandbox.isolation import LEVELS, works
 from conformance.sandbox.program import WIRE_PROCESSES, wire_command
 from conformance.sandbox.run import run_in_sandbox
 from conformance.sandbox.types import Limits
+from tests.grading.test_isolation import WALK_FILES
 from tests.grading.test_sandbox import ARRIVALS, SELF_PREEMPTION, TIGHT, WORKLOADS, assert_matches_reference
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,16 +71,7 @@ def test_a_planted_bug_in_a_wire_program_is_the_finding_of_the_same_bug_in_pytho
     assert found[0] and found[0] == found[1], found
 
 
-SPY = r'''
-import json, os, sys
-skip = ("/proc", "/sys", "/dev", "/usr", "/bin", "/sbin", "/lib", {runtime!r})
-seen, readable = [], []
-for root, dirs, files in os.walk("/"):
-    if root.startswith(skip) and root != "/":
-        dirs[:] = []
-        continue
-    seen += [os.path.join(root, name) for name in files]
-worker = os.getppid()
+SPY = WALK_FILES + r'''worker = os.getppid()
 supervisor = int(open(f"/proc/{{worker}}/stat").read().rpartition(")")[2].split()[1])
 for path in ({canary!r}, "/etc/shadow", {project!r} + "/spec/rules.py", f"/proc/{{worker}}/mem",
              f"/proc/{{worker}}/environ", f"/proc/{{supervisor}}/mem", f"/proc/{{supervisor}}/environ"):
