@@ -27,8 +27,8 @@ from conformance.grading.calibrate import flatten
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "grading" / "hostile"
 CORRECT = ROOT / "impl" / "scheduler.py"
-FULL = {"results_json", "monkeypatch_builtins", "output_flood", "read_by_handle",
-        "read_host_files", "capabilities", "shm_fill", "deep_dirs", "shared_drop", "shared_pickup", "probe_frames",
+FULL = {"results_json", "monkeypatch_builtins", "output_flood", "read_by_handle", "read_host_files",
+        "capabilities", "shm_fill", "deep_dirs", "shared_drop", "shared_pickup", "probe_frames", "probe_peek",
         "slow_correct"}  # attacks that gain nothing: graded as the correct scheduler they wrap (the ones that fork
 #                           or start a thread are not: the child may start none, so they do not load or crash)
 HONEST = ("impl", "preempt_to_tail", "phase2_continue")
