@@ -1,6 +1,9 @@
 # ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
 """Look for the fresh-dict probe before answering: in every caller frame and in every object in memory.
 
+It looks at the first schedule() of each run, the call whose returned dict a probe clears (looking at
+every call made the long corpus runs cost more than their CPU limit on a slow machine).
+
 Expected: ok on a probe run and a scored run alike: nothing in the process names the probe before
 the call returned; had it found a trace of it, schedule() returns a list.
 """
@@ -21,8 +24,10 @@ def _probe_visible():
 
 
 def schedule(self):
-    if _probe_visible():
-        return []
+    if not getattr(self, "_looked", False):  # the first call of a run: the one whose dict a probe clears
+        self._looked = True
+        if _probe_visible():
+            return []
     return _schedule(self)
 
 
