@@ -129,7 +129,7 @@ def classify(path: Path, workdir: Path, index: int) -> Entry:
     try:
         info = os.lstat(path)
         if stat.S_ISDIR(info.st_mode) and is_wire(path):  # a program in another language
-            problem = read_wire_folder(path)[1]
+            problem = read_wire_folder(path, contents=False)[1]  # the sandbox reads the bytes when it runs it
             return Entry(name, path, None if problem else path, problem)
         if stat.S_ISDIR(info.st_mode):
             problem = check_folder(path)

@@ -77,8 +77,11 @@ def read_regular(path: Path, left: int) -> tuple[bytes, bool]:
         return f.read(left + 1), bool(info.st_mode & 0o111)
 
 
-def read_wire_folder(folder: str | Path) -> tuple[WireProgram | None, str]:
-    """The program in `folder`, or None and why not: links, FIFOs and devices refused, sizes capped."""
+def read_wire_folder(folder: str | Path, contents: bool = True) -> tuple[WireProgram | None, str]:
+    """The program in `folder`, or None and why not: links, FIFOs and devices refused, sizes capped.
+
+    With contents=False (collection: is it gradable?) only wire.toml is read; the others are checked
+    by lstat, and the program comes back without their bytes."""
     root = Path(folder)
     files: list[tuple[str, bytes, bool]] = []
     todo, left = [(root, 0)], WIRE_MAX_BYTES
@@ -96,8 +99,11 @@ def read_wire_folder(folder: str | Path) -> tuple[WireProgram | None, str]:
                 if not stat.S_ISREG(info.st_mode):
                     return None, f"the folder's {rel[:100]!r} is not a regular file (a link, FIFO or device); " \
                                  "submit the files themselves"
-                data, executable = read_regular(path, left)
-                left -= len(data)
+                if contents or rel == WIRE_FILE:
+                    data, executable = read_regular(path, left)
+                else:
+                    data, executable = b"", bool(info.st_mode & 0o111)
+                left -= len(data) if contents or rel == WIRE_FILE else info.st_size
                 if left < 0 or len(files) >= WIRE_MAX_FILES:
                     return None, (f"the folder is too large: more than {WIRE_MAX_FILES} files or "
                                   f"{WIRE_MAX_BYTES >> 20} MB; submit the program and what it needs to run")

@@ -212,11 +212,11 @@ class WireScheduler:
         self.num_preemptions: Any = 0
         program.instances += 1
         self.instance = program.instances
-        try:
-            self.ok(program.ask({"op": "new", "instance": self.instance, "config": config}, "new"), "new")
-        except BaseException:
-            program.broken = True
-            raise
+        self.new(config)
+
+    @exchange
+    def new(self, config: dict[str, object]) -> None:
+        self.ok(self.program.ask({"op": "new", "instance": self.instance, "config": config}, "new"), "new")
 
     def ok(self, reply: dict[str, Any], what: str) -> None:
         if reply.get("ok") is not True:

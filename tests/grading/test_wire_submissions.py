@@ -250,7 +250,11 @@ def test_collect_takes_wire_folders_and_refuses_links_inside_them(tmp_path: Path
     (linked / "answers.py").symlink_to(ROOT / "impl" / "scheduler.py")
     bad = program(class_dir, ["python3", "scheduler.py"], name="bad")
     (bad / "wire.toml").write_text("command = 3\n")
+    big = program(class_dir, ["python3", "scheduler.py"], name="big")
+    with open(big / "weights.bin", "wb") as f:
+        f.truncate(17 << 20)  # sparse: refused by its size, never read
     entries = {e.name: e for e in collect(class_dir, tmp_path / "work")}
+    assert entries["big"].module is None and "too large" in entries["big"].problem
     assert entries["good"].module == class_dir / "good" and entries["good"].problem == ""
     assert entries["linked"].module is None and "'answers.py' is not a regular file" in entries["linked"].problem
     assert entries["bad"].module is None and "got 3" in entries["bad"].problem
