@@ -242,7 +242,7 @@ def protocol_violation(rules: types.ModuleType, state: State, mid: State, batch:
 
 
 def request_violation(rules: types.ModuleType, state: State) -> str | None:
-    """add()'s guards at this state (S.add): an id already added (waiting, running or finished), an empty
+    """add()'s guards at this state (docs/rules.md, "add"): an id already added (waiting, running or finished), an empty
     prompt or budget, a non-str id and a request the whole cache cannot hold must raise InvalidRequest;
     a request that fills the whole cache exactly must be accepted."""
     config = state.config

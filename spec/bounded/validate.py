@@ -62,8 +62,8 @@ class Stats:
             self.self_preemptions += sum(e.rule == "P1.skip_self" for e in s.events)
             victims = {_victim(e.message) for e in s.events if e.rule in ("P1.preempt", "P1.skip_self")}
             self.readmissions += sum(e.rule == "P2" and e.seq_id in victims for e in s.events)
-            rules = [e.rule for e in s.events]
-            self.filled_by_admission += "P2.full" in rules and "P2" in rules[:rules.index("P2.full")]
+            labels = [e.rule for e in s.events]
+            self.filled_by_admission += "P2.full" in labels and "P2" in labels[:labels.index("P2.full")]
 
 
 def _victim(message: str) -> str:
