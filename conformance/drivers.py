@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
+from conformance.adapters import Factory, LoadError, SchedulerUnderTest, SnapshotError, capabilities_of
 from conformance.checks.checkers import expected_trace
 from conformance.limits import RUN_SECONDS, CallTimeout, time_limit
 from spec.feasible import liveness_bound
@@ -126,10 +126,15 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
         sut: SchedulerUnderTest = factory(workload.config, sample)
     except (Exception, CallTimeout) as e:  # the submission's constructor raised
         return fail(raised(e)[0], str(e))
+    try:
+        idle_calls = capabilities_of(sut).idle_schedule
+    except LoadError as e:
+        return fail("adapter", str(e))
     bound = liveness_bound(workload.requests)
     cap = step_cap(workload, bound)
     run: Steps[Request] = Steps(workload.requests, lambda r: r.arrival, lambda r: r.seq_id, min(bound, cap))
     idle = 0  # consecutive empty batches with every request arrived
+    live: set[str] = set()  # added and not yet reported finished
     for step, arrivals in run:
         record: dict[str, Any] = {"step": step, "added": []}
         steps.append(record)
@@ -138,6 +143,12 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
                 call = f"add({r.seq_id!r})"
                 sut.add(r.seq_id, r.prompt_len, r.max_tokens)
                 record["added"].append(r.seq_id)
+                live.add(r.seq_id)
+            if not live and not idle_calls:  # the engine's contract: no schedule() with nothing to do
+                record.update(schedule=[], sampled=[], finished=[], idle=True)
+                if white_box and observed["white_box_error"] is None:
+                    record["after_schedule"] = record["after_update"] = _snapshot(sut, observed, step, call)
+                continue
             call = "schedule"
             result = sut.schedule()
             why = batch_problem(result)
@@ -159,6 +170,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
                 return fail("bad_result", f"update() returned {_show(finished)}; expected a list of finished seq_ids")
             record["finished"] = finished_now
             run.finished(finished_now)
+            live.difference_update(finished_now)
             idle = idle + 1 if not record["schedule"] and not run.pending else 0
             if idle >= STALL_STEPS:  # stuck with everything arrived: the rest would repeat up to the bound
                 observed["stop"] = "bound"
