@@ -1,0 +1,2 @@
+"""Adapters for real serving engines, shipped with the suite: ``--adapter conformance.engines.vllm`` and
+``--adapter conformance.engines.nanovllm``. Each follows docs/adapters.md; the engines are optional extras."""
