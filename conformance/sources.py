@@ -24,7 +24,8 @@ from conformance.reports.report import CheckResult
 from conformance.workloads.exhaustive import small_scope
 from conformance.workloads.generators import edge_workloads, scale_workloads
 from conformance.workloads.sentinels import sentinel_workloads
-from spec.trace import Workload
+from spec.model import DEFAULT_POLICY
+from spec.trace import Workload, with_policy
 
 Progress = Callable[[str, int, int | None], None]
 HANGS_EXPLORING = 3  # runs that hang before the suite stops looking for more findings
@@ -44,6 +45,7 @@ class Run:
     notes: list[str] = field(default_factory=list)
     ledger: HangLedger = field(default_factory=lambda: HangLedger(HANGS_EXPLORING))
     complete: set[str] = field(default_factory=set)  # checks whose every source has run (the rest may stop early)
+    policy: str = DEFAULT_POLICY  # every workload is judged under it (spec/model.py POLICIES)
 
     def record(self, check: str, workload: Workload, finding: Finding | None, source: str) -> None:
         result = self.results[check]
@@ -96,6 +98,7 @@ def _check_generated(r: Run, w: Workload, source: str) -> None:
     open_checks = r.open_checks()
     if not open_checks:
         return
+    w = with_policy(w, r.policy)  # generated under the card's config; judged under the run's policy
     found = check_workload(w, r.factory, r.white_box, only=open_checks)
     for check, finding in found.items():
         r.record(check, w, finding, source)

@@ -12,10 +12,11 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
-from conformance.adapters import load_target
+from conformance.adapters import LoadError, load_target
 from conformance.checks import probes
-from conformance.checks.checkers import CHECKS, Finding
+from conformance.checks.checkers import CHECKS, Finding, expected_trace
 from conformance.checks.diagnosis import diagnose_report, history_prelude
 from conformance.checks.machine import run_machine
 from conformance.checks.shrink import shrink
@@ -27,8 +28,9 @@ from conformance.reports.report import CheckResult, Counterexample, Report
 from conformance.sources import HANGS_EXPLORING, Progress, Run, run_stage, run_token_values, stateful_finding
 from conformance.workloads.corpus import Vector, features, load_corpus, run_corpus
 from spec.feasible import liveness_bound
-from spec.golden import golden_cases
-from spec.trace import Workload
+from spec.golden import GoldenCase, golden_cases
+from spec.model import DEFAULT_POLICY, POLICIES
+from spec.trace import Workload, with_policy
 
 HANGS_SHRINKING = 6  # ... and, after that, while it shrinks and confirms the counterexamples it has
 
@@ -37,21 +39,25 @@ _probe_white_box = probe_white_box  # the name replay and older callers use
 
 
 def run(target: str, profile: str | Profile = "quick", adapter: str | None = None, white_box: bool = True,
-        families: Iterable[str] | None = None, progress: Progress | None = None, diagnose: bool = True) -> Report:
-    """Check `target` (a path, a dotted module, 'spec' or 'impl'); raise LoadError if it cannot be loaded.
+        families: Iterable[str] | None = None, progress: Progress | None = None, diagnose: bool = True,
+        policy: str = DEFAULT_POLICY) -> Report:
+    """Check `target` (a path, a dotted module, 'spec' or 'impl') under `policy`; LoadError if it cannot be loaded.
 
     A fault in the suite itself gives verdict ERROR with its traceback, never PASS:
     the submission's own exceptions are caught by the drivers and become findings.
     """
     prof = PROFILES[profile] if isinstance(profile, str) else profile
+    if policy not in POLICIES:
+        raise LoadError(f"policy {policy!r} is not known; choose one of {', '.join(POLICIES)}")
     factory = load_target(target, adapter)
     results = {c: CheckResult() for c in CHECKS}
-    report = Report(target, adapter, prof, white_box, results, {}, [], 0)
+    report = Report(target, adapter, prof, white_box, results, {}, [], 0, policy=policy)
     started = time.perf_counter()
     try:
         with hang_ledger(HANGS_EXPLORING) as ledger:
             tick = progress or (lambda stage, done, total: None)
-            r = Run(factory, white_box, results, target=target, adapter=adapter, notes=report.notes, ledger=ledger)
+            r = Run(factory, white_box, results, target=target, adapter=adapter, notes=report.notes, ledger=ledger,
+                    policy=policy)
             stopped = _explore(report, r, prof, families, tick)
             ledger.allow(HANGS_SHRINKING)
             _counterexamples(r, tick)
@@ -102,14 +108,17 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
         results["invariants"].status = "skipped"
     white_box = r.white_box
 
-    cases = golden_cases()
+    cases = golden_under(r.policy, notes)
     for i, case in enumerate(cases):
         found = probes.golden(case, factory, white_box)
         r.record("golden", case.workload, found[0] if found else None, f"golden/{case.name}")
         tick("golden", i + 1, len(cases))
     r.complete.add("golden")
+    if not cases:
+        results["golden"].status = "skipped"
 
     vectors, corpus_notes = load_corpus(families=families)
+    vectors = [replace(v, workload=with_policy(v.workload, r.policy)) for v in vectors]
     report.vectors = len(vectors)
     corpus_start = time.perf_counter() - r.started
     notes += corpus_notes
@@ -140,6 +149,24 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
     run_token_values(r)  # last, in every profile
 
 
+def golden_under(policy: str, notes: list[str]) -> tuple[GoldenCase, ...]:
+    """The card's worked cases that hold under `policy`: those whose spec run it does not change.
+
+    A worked case states the card's answer; where another policy schedules differently, the
+    differential check judges the same workload under that policy instead.
+    """
+    cases = golden_cases()
+    if policy == DEFAULT_POLICY:
+        return cases
+    kept = [c for c in cases if expected_trace(with_policy(c.workload, policy)).steps ==
+            expected_trace(c.workload).steps]
+    if len(kept) < len(cases):
+        left = ", ".join(c.name for c in cases if c not in kept)
+        notes.append(f"golden: {len(cases) - len(kept)} of the card's worked cases ({left}) schedule differently "
+                     f"under policy {policy}, so they are left out; the other checks judge them under {policy}")
+    return tuple(replace(c, workload=with_policy(c.workload, policy)) for c in kept)
+
+
 def _smallest_scale_failure(r: Run, check: str, first: tuple[Vector, Finding],
                             failed: list[Vector]) -> tuple[Vector, Finding]:
     """When only scale vectors fail a check, start shrinking from the smallest of them, not the first.
@@ -158,7 +185,7 @@ def _smallest_scale_failure(r: Run, check: str, first: tuple[Vector, Finding],
 def _stateful(r: Run, stage: Stage, notes: list[str], tick: Progress) -> None:
     """Run the lockstep machine; a failure the workload driver cannot reproduce leaves the check UNKNOWN."""
     tick("stateful", 0, stage.examples)
-    machine_w = run_machine(r.factory, stage.examples, stage.steps, r.white_box)
+    machine_w = run_machine(r.factory, stage.examples, stage.steps, r.white_box, r.policy)
     r.results["stateful"].runs += stage.examples
     if machine_w is None:
         return

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spec.model import Batch, State
+from spec.model import DEFAULT_POLICY, Batch, State
 from spec.trace import Trace, Workload
 
 
@@ -23,7 +23,8 @@ def fmt_seqs(s: State) -> str:
 def header(w: Workload) -> list[str]:
     c = w.config
     lines = [f"config  num_blocks={c.num_blocks} block_size={c.block_size} max_num_seqs={c.max_num_seqs} "
-             f"max_num_batched_tokens={c.max_num_batched_tokens} eos={c.eos}"]
+             f"max_num_batched_tokens={c.max_num_batched_tokens} eos={c.eos}" +
+             ("" if c.policy == DEFAULT_POLICY else f" policy={c.policy}")]
     eos_at = dict(w.sample.eos_at)
     rules = []
     for seq_id, base in w.sample.base:

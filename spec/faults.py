@@ -42,7 +42,7 @@ class Fault:
 _P1_GROW = "while (grown := try_grow(state, seq, seq.num_computed + n)) is None:"
 _P2_GROW = "grown = try_grow(state, head, head.num_computed + n)"
 _REQUEUE = "requeued = replace(victim, num_computed=0, num_blocks=0, status=Status.WAITING)"
-_PHASES = "    state, budget, batch2, events2 = phase2_waiting(state, budget)"
+_PHASES = "    state, budget, batch2, events2 = phase2_waiting(state, budget if admits else 0)"
 
 FAULTS: tuple[Fault, ...] = (
     Fault("blocks_by_num_tokens", "phase1_running, phase2_waiting", (
@@ -66,14 +66,11 @@ FAULTS: tuple[Fault, ...] = (
     Fault("eos_before_append", "apply_one", (
         Edit("seq = replace(seq, output=seq.output + (token,))",
              "seq = replace(seq, output=seq.output + (() if token == state.config.eos else (token,)))"),)),
-    Fault("no_admission_after_preemption", "schedule_explained", (
-        Edit("    state, budget, batch1, events1 = phase1_running(state, budget)\n" + _PHASES,
-             "    before = state.num_preemptions\n"
-             "    state, budget, batch1, events1 = phase1_running(state, budget)\n"
-             "    state, budget, batch2, events2 = phase2_waiting(state, budget if state.num_preemptions == before "
-             "else 0)"),)),
+    Fault("no_admission_after_preemption", "admits_after_phase1", (
+        Edit('if preempted and state.config.policy == "vllm-v1" and state.waiting:',
+             "if preempted and state.waiting:"),)),
     Fault("budget_not_shared", "schedule_explained", (
-        Edit(_PHASES, _PHASES.replace("(state, budget)", "(state, state.config.max_num_batched_tokens)")),)),
+        Edit(_PHASES, _PHASES.replace("(state, budget if", "(state, state.config.max_num_batched_tokens if")),)),
     Fault("max_num_seqs_off_by_one", "phase2_waiting", (
         Edit("if len(state.running) >= state.config.max_num_seqs:",
              "if len(state.running) > state.config.max_num_seqs:"),)),

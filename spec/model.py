@@ -22,6 +22,14 @@ class Status(enum.Enum):
     FINISHED = "FINISHED"
 
 
+# The scheduling policies the model states (docs/rules.md, "Policies"): the card's, and vLLM v1's one
+# difference from it. A policy is part of a Config, so a trace written under one replays under it.
+POLICIES = {
+    "p07": "the card: a sequence preempted in phase 1 may be admitted again in phase 2 of the same step",
+    "vllm-v1": "vLLM v1: a step in which phase 1 preempted admits no waiting sequence (phase 2 is skipped)",
+}
+DEFAULT_POLICY = "p07"
+
 Batch = tuple[tuple[str, int], ...]  # (seq_id, n) pairs in scheduling order
 Sample = Callable[[str, tuple[int, ...]], int]  # sees only (seq_id, output so far)
 
@@ -35,19 +43,22 @@ def _require_int(name: str, value: object, minimum: int | None) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """The three budgets and the end-of-sequence token; validated on creation."""
+    """The three budgets, the end-of-sequence token and the policy; validated on creation."""
 
     num_blocks: int  # KV blocks in the whole cache
     block_size: int  # tokens per KV block
     max_num_seqs: int  # limit on len(running), checked at admission (phase 2)
     max_num_batched_tokens: int  # token budget of one schedule() call
     eos: int | None = None  # end-of-sequence token; None: never
+    policy: str = DEFAULT_POLICY  # one of POLICIES
 
     def __post_init__(self) -> None:
         for name in ("num_blocks", "block_size", "max_num_seqs", "max_num_batched_tokens"):
             _require_int(name, getattr(self, name), 1)
         if self.eos is not None:
             _require_int("eos", self.eos, None)
+        if type(self.policy) is not str or self.policy not in POLICIES:
+            raise InvalidConfig(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -161,10 +161,22 @@ def schedule_explained(state: State) -> tuple[State, Batch, tuple[Event, ...]]:
         raise ProtocolError("schedule() called twice without update(); call update() to apply the "
                             f"pending batch {dict(state.pending)} first")
     budget = state.config.max_num_batched_tokens
+    preemptions = state.num_preemptions
     state, budget, batch1, events1 = phase1_running(state, budget)
-    state, budget, batch2, events2 = phase2_waiting(state, budget)
+    admits, events_policy = admits_after_phase1(state, state.num_preemptions > preemptions)
+    state, budget, batch2, events2 = phase2_waiting(state, budget if admits else 0)
     batch = batch1 + batch2
-    return replace(state, pending=batch), batch, events1 + events2
+    return replace(state, pending=batch), batch, events1 + events_policy + events2
+
+
+def admits_after_phase1(state: State, preempted: bool) -> tuple[bool, tuple[Event, ...]]:
+    """Whether phase 2 runs this step: always under p07; under vllm-v1 only if phase 1 preempted nobody."""
+    # P2.policy: vllm-v1 admits nobody in a step that preempted
+    if preempted and state.config.policy == "vllm-v1" and state.waiting:
+        return False, (Event("P2.policy", state.waiting[0].seq_id,
+                             f"policy vllm-v1: this step preempted, so {state.waiting[0].seq_id} and the rest of "
+                             "waiting are not admitted until the next step", (("policy", "vllm-v1"),)),)
+    return True, ()
 
 
 def schedule(state: State) -> tuple[State, Batch]:

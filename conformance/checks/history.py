@@ -85,7 +85,7 @@ def other_workload(w: Workload) -> Workload:
     block_size = c.block_size + 1
     peak = tightest_num_blocks(block_size, w.requests)
     num_blocks = peak if peak != c.num_blocks else peak + 1  # tight, so a borrowed block_size shows
-    config = Config(num_blocks, block_size, c.max_num_seqs + 1, c.max_num_batched_tokens + 1, c.eos)
+    config = Config(num_blocks, block_size, c.max_num_seqs + 1, c.max_num_batched_tokens + 1, c.eos, c.policy)
     base = {k: b + OTHER_BASE for k, b in w.sample.base}
     return make_workload(config, w.requests, base, dict(w.sample.eos_at), w.name, w.tags)
 

@@ -10,6 +10,7 @@ the shrinker and the reports handle like any other.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, seed, settings
@@ -22,7 +23,7 @@ from conformance.checks.whitebox import to_state
 from conformance.drivers import batch_pairs, batch_problem, finished_ids
 from conformance.limits import RUN_SECONDS, CallTimeout, time_limit
 from spec.invariants import check_state
-from spec.model import Config, State
+from spec.model import DEFAULT_POLICY, Config, State
 from spec.rules import add, initial_state, schedule, update
 from spec.trace import Request, Workload, make_workload
 
@@ -46,7 +47,8 @@ configs = st.builds(Config, num_blocks=st.integers(1, 10), block_size=st.integer
                     max_num_seqs=st.integers(1, 4), max_num_batched_tokens=st.integers(1, 12))
 
 
-def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload]) -> type[RuleBasedStateMachine]:
+def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
+                     policy: str = DEFAULT_POLICY) -> type[RuleBasedStateMachine]:
     """A machine class bound to one target; each failing run appends its workload to `found`.
 
     Long because it is a class body: Hypothesis wants the rules as methods of one class, closed over
@@ -70,6 +72,7 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload]) -
 
         @initialize(config=configs)
         def start(self, config: Config) -> None:
+            config = replace(config, policy=policy)  # drawn as the card's; the run's policy judges it
             self.config = config
             self.state = initial_state(config)
             try:
@@ -133,10 +136,11 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload]) -
     return Lockstep
 
 
-def run_machine(factory: Factory, examples: int, steps: int, white_box: bool = True) -> Workload | None:
-    """Run the lockstep machine; return the workload of the first failing run, or None."""
+def run_machine(factory: Factory, examples: int, steps: int, white_box: bool = True,
+                policy: str = DEFAULT_POLICY) -> Workload | None:
+    """Run the lockstep machine under `policy`; return the workload of the first failing run, or None."""
     found: list[Workload] = []
-    machine = lockstep_machine(factory, white_box, found)
+    machine = lockstep_machine(factory, white_box, found, policy)
     machine = seed(MACHINE_SEED)(machine)  # run_state_machine_as_test honours @seed on the machine class
     config = settings(max_examples=examples, stateful_step_count=steps, derandomize=True, database=None,
                       deadline=None, phases=(Phase.explicit, Phase.generate), print_blob=False,

@@ -62,9 +62,9 @@ def rebuild(w: Workload, config: Config | None = None, requests: tuple[Request, 
         return None
 
 
-def _config(c: Config, **changes: int | None) -> Config | None:
+def _config(c: Config, **changes: int | str | None) -> Config | None:
     values = {"num_blocks": c.num_blocks, "block_size": c.block_size, "max_num_seqs": c.max_num_seqs,
-              "max_num_batched_tokens": c.max_num_batched_tokens, "eos": c.eos, **changes}
+              "max_num_batched_tokens": c.max_num_batched_tokens, "eos": c.eos, "policy": c.policy, **changes}
     try:
         return Config(**values)  # type: ignore[arg-type]
     except SpecError:

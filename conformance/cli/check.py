@@ -25,7 +25,8 @@ from conformance.reports.traces import render, write_all
 from conformance.suite import run
 from conformance.wire import cli as wire
 from conformance.workloads.corpus import families_except, family_arg
-from spec.trace import Workload
+from spec.model import DEFAULT_POLICY, POLICIES
+from spec.trace import RULES_VERSION, Workload
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "dotted module name, 'impl' or 'spec'; or give --wire CMD instead")
     parser.add_argument("--adapter", metavar="FILE", help="a custom adapter file defining open_target(target)")
     wire.add_arguments(parser)
+    add_policy_argument(parser, default=DEFAULT_POLICY)
     parser.add_argument("--profile", choices=sorted(PROFILES), default="quick",
                         help="how hard to look: quick (< 10 s), default (< 30 s), thorough (minutes)")
     parser.add_argument("--json", metavar="OUT", help="write the JSON report to OUT")
@@ -44,6 +46,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude-family", metavar="FAMILY", action="append", type=family_arg, default=[],
                         help="leave this corpus family out (repeatable), e.g. counterexamples: the mutants' own "
                         "pinned counterexamples, to measure what the other sources find on their own")
+
+
+def add_policy_argument(parser: argparse.ArgumentParser, default: str | None) -> None:
+    """--policy, shared by check, replay, grade and prove (docs/rules.md, "Policies")."""
+    parser.add_argument("--policy", choices=sorted(POLICIES), default=default,
+                        help="the rules to judge by: " + "; ".join(f"{k}: {v}" for k, v in POLICIES.items()) +
+                        f" (default: {default or 'the one the trace records'})")
+
+
+def rerun_flags(policy: str) -> str:
+    """What a rerun hint adds to the target as typed, so following it judges by the same rules."""
+    return "" if policy == DEFAULT_POLICY else f" --policy {policy}"
 
 
 class _Progress:
@@ -73,7 +87,7 @@ def main(args: argparse.Namespace) -> int:
     progress = _Progress(not args.quiet)
     try:
         report = run(target, args.profile, adapter=adapter, white_box=not args.black_box, progress=progress,
-                     families=families_except(args.exclude_family))
+                     families=families_except(args.exclude_family), policy=args.policy)
     except LoadError as e:
         progress.clear()
         print(f"schedcheck: cannot load {shown_as}: {e}", file=sys.stderr)
@@ -83,7 +97,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"schedcheck check {shown_as}: ERROR: the suite itself failed, so nothing is known about the "
               f"submission; please report this traceback:\n{report.error}", file=sys.stderr)
     t = report.timings
-    print(f"schedcheck check {shown_as}  profile={args.profile}  rules=p07-rules/1  "
+    print(f"schedcheck check {shown_as}  profile={args.profile}  rules={RULES_VERSION}  policy={args.policy}  "
           f"{report.vectors} corpus vectors  {t['total']:.1f} s")
     print(report.summary())
     if report.diagnosis is not None:
@@ -101,10 +115,10 @@ def main(args: argparse.Namespace) -> int:
             print(f"      time to first finding: {t['first_finding']:.2f} s")
     if args.trace_dir:
         out = Path(args.trace_dir)
-        submission = target if adapter is None else None
+        flags = rerun_flags(args.policy)
         for i, cx in enumerate(cxs, start=1):
-            for p in write_all(cx, i, out, submission):
-                print(f"wrote {p}" + (f"   (rerun: schedcheck replay {p} {shown_as})" if p.suffix == ".json"
+            for p in write_all(cx, i, out, target, adapter):
+                print(f"wrote {p}" + (f"   (rerun: schedcheck replay {p} {shown_as}{flags})" if p.suffix == ".json"
                                       else f"   (rerun: python -m pytest {p})"))
     if args.json:
         Path(args.json).write_text(report.dumps())
@@ -133,4 +147,5 @@ def verdict_line(report: Report, profile: str) -> str:
         return f"FAIL: {failed} of {len(report.checks)} checks failed"
     if report.verdict == "UNKNOWN":
         return f"UNKNOWN: nothing failed, but {', '.join(unknown)} could not run to a verdict (see the notes)"
-    return f"PASS: conformant under profile {profile}"
+    policy = "" if report.policy == DEFAULT_POLICY else f" and policy {report.policy}"
+    return f"PASS: conformant under profile {profile}{policy}"

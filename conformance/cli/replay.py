@@ -18,12 +18,12 @@ from conformance.adapters import LoadError, load_target
 from conformance.checks import history
 from conformance.checks.history import parse_prelude, run_prelude
 from conformance.checks.workload import check_workload, probe_white_box
-from conformance.cli.check import write_html
+from conformance.cli.check import add_policy_argument, write_html
 from conformance.reports.report import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, Counterexample
 from conformance.reports.traces import render
 from conformance.wire import cli as wire
 from spec.errors import SpecError
-from spec.trace import load_workload
+from spec.trace import load_workload, with_policy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "or 'spec'; or give --wire CMD instead")
     parser.add_argument("--adapter", metavar="FILE", help="a custom adapter file defining open_target(target)")
     wire.add_arguments(parser)
+    add_policy_argument(parser, default=None)
     parser.add_argument("--black-box", action="store_true", help="use no white-box attribute")
     parser.add_argument("--html", metavar="OUT", help="write the replayed run as a page to step through in a browser")
 
@@ -44,6 +45,8 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         workload = load_workload(args.trace)
+        if args.policy is not None:
+            workload = with_policy(workload, args.policy)
         prelude = json.loads(Path(args.trace).read_text()).get("prelude")
         parse_prelude(prelude)
     except (SpecError, KeyError, TypeError, AttributeError) as e:
@@ -63,13 +66,14 @@ def main(args: argparse.Namespace) -> int:
         paired = history.instances(workload, factory, beside)
         found["hygiene"] = paired[0] if paired else None
     failures = [(check, f) for check, f in found.items() if f is not None]
+    print(f"policy {workload.config.policy}" + ("" if args.policy else " (as the trace records)"))
     for check, f in found.items():
         print(f"{check:<13} {'FAIL' if f else 'pass'}" + (f"  [{f.rule}] {f.message}" if f else ""))
     if args.html:
         first = failures[0][1].to_json() if failures else None
         print(f"wrote {write_html(args.html, workload, factory, first, f'{args.trace} on {shown_as}')}")
     if not failures:
-        print(f"\nPASS: {shown_as} follows the spec on {args.trace}")
+        print(f"\nPASS: {shown_as} follows the spec on {args.trace} under policy {workload.config.policy}")
         return EXIT_PASS
     check, f = failures[0]
     print()

@@ -173,13 +173,63 @@ def _calls(cx: Counterexample, lanes: list[tuple[str, str, Any]]) -> list[str]:
     return lines
 
 
-def write_all(cx: Counterexample, index: int, out_dir: Path, submission: str | None) -> list[Path]:
-    """Write NNNN_<check>.json (replayable) and, for a file submission, NNNN_<check>_test.py."""
+def adapter_pytest_file(cx: Counterexample, out_dir: Path, trace_name: str, target: str, adapter: str) -> str:
+    """A pytest file that replays the trace beside it through the same adapter, as `schedcheck replay` does.
+
+    It imports schedcheck (an adapter does too). Paths are kept relative to the file, so the folder can move.
+    """
+    f = cx.finding
+
+    def where(name: str) -> str:  # a path beside the test file, or the name as given (a module, 'vllm', ...)
+        if not Path(name.partition("?")[0]).exists():
+            return repr(name)
+        path, sep, options = name.partition("?")
+        rel = os.path.relpath(Path(path).resolve(), out_dir.resolve())
+        return f"str(HERE / {rel!r}) + {sep + options!r}"
+
+    return "\n".join([
+        f'"""Counterexample: {f.check} [{f.rule}], step {f.step}, under policy {cx.workload.config.policy}.',
+        "",
+        f"{f.message}",
+        f'Run: pytest THIS_FILE (replays {trace_name} on the target through its adapter, as schedcheck replay)."""',
+        "import json",
+        "import pathlib",
+        "",
+        "from conformance.adapters import load_target",
+        "from conformance.checks.history import parse_prelude, run_prelude",
+        "from conformance.checks.workload import check_workload, probe_white_box",
+        "from spec.trace import load_workload",
+        "",
+        "HERE = pathlib.Path(__file__).parent",
+        f"TARGET = {where(target)}",
+        f"ADAPTER = {where(adapter)}",
+        f"TRACE = HERE / {trace_name!r}",
+        "",
+        "",
+        f"def test_{f.check}_{f.rule.replace('.', '_').lower()}():",
+        "    factory = load_target(TARGET, ADAPTER)",
+        "    before, _ = parse_prelude(json.loads(TRACE.read_text()).get('prelude'))",
+        "    run_prelude(before, factory)  # the earlier runs the finding needs, as recorded",
+        "    found = check_workload(load_workload(str(TRACE)), factory, probe_white_box(factory) is None)",
+        "    failures = [f'{check}: [{x.rule}] {x.message}' for check, x in found.items() if x is not None]",
+        "    assert not failures, failures",
+        ""])
+
+
+def write_all(cx: Counterexample, index: int, out_dir: Path, submission: str | None,
+              adapter: str | None = None) -> list[Path]:
+    """Write NNNN_<check>.json (replayable) and NNNN_<check>_test.py: standalone for a file submission with
+    the canonical API, through the adapter (schedcheck installed) for any target checked through one."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = f"{index:04d}_{cx.check}"
     paths = [out_dir / f"{stem}.json"]
     paths[0].write_text(json.dumps(trace_json(cx), indent=2, sort_keys=True) + "\n")
-    if submission is not None and submission.endswith(".py") and Path(submission).is_file():
+    if submission is None:
+        return paths
+    if adapter is not None:
+        paths.append(out_dir / f"{stem}_test.py")
+        paths[1].write_text(adapter_pytest_file(cx, out_dir, paths[0].name, submission, adapter))
+    elif submission.endswith(".py") and Path(submission).is_file():
         paths.append(out_dir / f"{stem}_test.py")
         paths[1].write_text(pytest_file(cx, submission, out_dir))
     return paths

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from spec.feasible import ample_num_blocks, tightest_num_blocks
 from spec.model import Config
@@ -58,8 +58,9 @@ def canonical(config: Config, requests: tuple[Request, ...]) -> Config:
     tokens = sum(r.prompt_len + r.max_tokens for r in requests)
     block_size = min(config.block_size, max(r.prompt_len + r.max_tokens for r in requests))
     ample = ample_num_blocks(block_size, requests)
-    return Config(min(config.num_blocks, ample), block_size, min(config.max_num_seqs, len(requests)),
-                  min(config.max_num_batched_tokens, tokens), config.eos)
+    return replace(config, num_blocks=min(config.num_blocks, ample), block_size=block_size,
+                   max_num_seqs=min(config.max_num_seqs, len(requests)),
+                   max_num_batched_tokens=min(config.max_num_batched_tokens, tokens))
 
 
 def small_scope(scope: Scope) -> Iterator[Workload]:

@@ -7,6 +7,8 @@ every conformance workload; the filter lives here and nowhere else.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import event
 from hypothesis import strategies as st
 
@@ -44,9 +46,7 @@ def feasible_workloads(draw: st.DrawFn, max_requests: int = 6, max_prompt: int =
 
 def with_num_blocks(w: Workload, num_blocks: int) -> Workload:
     """The same workload with another cache size (for output equivalence: tight vs ample)."""
-    c = w.config
-    config = Config(num_blocks, c.block_size, c.max_num_seqs, c.max_num_batched_tokens, c.eos)
-    return Workload(config, w.requests, w.sample, w.name, w.tags)
+    return Workload(replace(w.config, num_blocks=num_blocks), w.requests, w.sample, w.name, w.tags)
 
 
 def ample_num_blocks(w: Workload) -> int:
