@@ -21,6 +21,7 @@ class Bug:
     symptom: str
     hint: str
     rules: tuple[str, ...]  # rule ids and invariants it breaks
+    policy: str | None = None  # the policy (spec/model.py POLICIES) this bug is, when it is one
 
 
 CATALOG: tuple[Bug, ...] = (
@@ -57,7 +58,8 @@ CATALOG: tuple[Bug, ...] = (
     # --- seen in real schedulers and in student code -----------------------------------
     Bug("no_admission_after_preemption", "vLLM v1",
         "phase 2 is skipped in any step that preempted: the victim is not retried in the same step",
-        "after phase 1, always try the waiting head, preempted or not", ("P2",)),
+        "after phase 1, always try the waiting head, preempted or not; if this is meant (vLLM v1 does it), "
+        "check under that policy: --policy vllm-v1", ("P2",), policy="vllm-v1"),
     Bug("budget_not_shared", "student code",
         "phase 2 starts with a fresh budget: a step schedules more than max_num_batched_tokens",
         "one budget per step, shared by both phases", ("I2", "P2")),
@@ -99,3 +101,25 @@ CATALOG: tuple[Bug, ...] = (
 )
 
 BY_NAME = {bug.name: bug for bug in CATALOG}
+
+
+def policy_bug(policy: str) -> Bug:
+    """Following another policy, as a cause: the spec under that policy is its mutant."""
+    from spec.model import POLICIES
+
+    return Bug(f"policy:{policy}", "a policy of the spec",
+               f"follows policy {policy} ({POLICIES[policy]}) where the run judges by another one",
+               f"if that policy is meant, check under it: --policy {policy}", ("P2", "P2.policy"), policy=policy)
+
+
+def suspects(policy: str) -> tuple[Bug, ...]:
+    """The causes a diagnosis under `policy` tries: the catalog, then every other policy it does not state."""
+    from spec.model import POLICIES
+
+    stated = {bug.policy for bug in CATALOG}
+    return CATALOG + tuple(policy_bug(p) for p in POLICIES if p != policy and p not in stated)
+
+
+def bug_named(name: str) -> Bug:
+    """A catalog bug or a policy cause, by name."""
+    return policy_bug(name.removeprefix("policy:")) if name.startswith("policy:") else BY_NAME[name]

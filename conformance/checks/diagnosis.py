@@ -13,14 +13,14 @@ shrunk to the same workload, are one cause.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from conformance.adapters import Factory, canonical_factory, load_module
-from conformance.catalog import CATALOG
+from conformance.adapters import Factory, SpecAdapter, canonical_factory, load_module
+from conformance.catalog import CATALOG, bug_named, suspects
 from conformance.checks import probes
 from conformance.checks.checkers import Finding
 from conformance.checks.workload import check_workload
@@ -47,7 +47,10 @@ class Evidence:
 
 @lru_cache(maxsize=64)
 def mutant_factory(name: str) -> Factory | None:
-    """The canonical factory of a catalog mutant, or None when it is not shipped."""
+    """The canonical factory of a catalog mutant (the spec under a policy, for a policy cause), or None."""
+    if name.startswith("policy:"):
+        policy = name.removeprefix("policy:")
+        return lambda config, sample: SpecAdapter(replace(config, policy=policy), sample)
     path = MUTANTS_DIR / f"{name}.py"
     return canonical_factory(load_module(str(path))) if path.is_file() else None
 
@@ -72,10 +75,10 @@ def reproduce(factory: Factory, ev: Evidence, white_box: bool = True) -> Finding
 
 
 def reproducing_bugs(ev: Evidence, rerun: Reproduce) -> tuple[str, ...]:
-    """The catalog bugs whose mutant reproduces this one finding exactly."""
+    """The suspects (catalog bugs, other policies) whose mutant reproduces this one finding exactly."""
     want = signature(ev.finding)
     out = []
-    for bug in CATALOG:
+    for bug in suspects(ev.workload.config.policy):
         factory = mutant_factory(bug.name)
         if factory is not None and signature(rerun(factory, ev)) == want:
             out.append(bug.name)
@@ -122,12 +125,10 @@ class Diagnosis:
     searched: int = 0  # workloads tried while telling candidates apart
 
     def lines(self) -> list[str]:
-        from conformance.catalog import BY_NAME
-
         if not self.kept:
             head = ["diagnosis: no known bug matches all findings"]
         elif len(self.kept) == 1:
-            bug = BY_NAME[self.kept[0]]
+            bug = bug_named(self.kept[0])
             head = [f"diagnosis: behaves like {bug.name}: {bug.symptom}", f"  hint: {bug.hint}"]
         else:
             head = [f"diagnosis: {len(self.kept)} known bugs fit every finding and no searched workload "
@@ -161,9 +162,32 @@ def group_causes(evidence: list[Evidence], bugs_of: list[tuple[str, ...]]) -> li
             merged = (common, merged[1] | c[1], c[2] + merged[2])
         causes.append(merged)
     order = {id(e): i for i, e in enumerate(evidence)}
-    out = [Cause(tuple(b.name for b in CATALOG if b.name in bugs), sorted(evs, key=lambda e: order[id(e)]))
+    named = suspects(evidence[0].workload.config.policy) if evidence else CATALOG
+    out = [Cause(tuple(b.name for b in named if b.name in bugs), sorted(evs, key=lambda e: order[id(e)]))
            for bugs, _, evs in causes]
     return sorted(out, key=lambda c: order[id(c.findings[0])])
+
+
+def same_checks_fail(candidates: tuple[str, ...], submission: Factory,
+                     evidence: list[Evidence]) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+    """Keep the candidates that fail exactly the submission's checks on each counterexample's workload.
+
+    A candidate reproducing every finding can still fail a check the submission passes there (a probe
+    that black-box runs never make, like clearing the returned dict); it is then not the cause.
+    """
+    kept, separations = candidates, []
+    for ev in evidence:
+        if len(kept) < 2:
+            break
+        def failing(factory: Factory, w: Workload = ev.workload) -> frozenset[str]:
+            return frozenset(c for c, f in check_workload(w, factory, False).items() if f is not None)
+        mine = failing(submission)
+        now = tuple(name for name in kept if failing(_factory(name)) == mine)
+        if now != kept and now:
+            separations.append({"workload": workload_to_json(ev.workload), "source": f"the {ev.check} counterexample",
+                                "among": list(kept), "kept": list(now), "dropped": [n for n in kept if n not in now]})
+            kept = now
+    return kept, separations
 
 
 def tell_apart(candidates: tuple[str, ...], submission: Factory, workloads: Iterable[tuple[str, Workload]],
@@ -214,11 +238,14 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
              features: dict[str, set[str]] | None = None) -> Diagnosis:
     """Diagnose a set of findings; with the submission's factory, tell several candidates apart."""
     bugs_of = [reproducing_bugs(ev, rerun) for ev in evidence]
-    consistent = tuple(b.name for b in CATALOG if all(b.name in bugs for bugs in bugs_of)) if evidence else ()
+    named = suspects(evidence[0].workload.config.policy) if evidence else CATALOG
+    consistent = tuple(b.name for b in named if all(b.name in bugs for bugs in bugs_of)) if evidence else ()
     separations: list[dict[str, Any]] = []
     kept, searched = consistent, 0
     if len(consistent) > 1 and submission is not None:
-        kept, separations, searched = tell_apart(consistent, submission, search_space())
+        kept, separations = same_checks_fail(consistent, submission, evidence)
+        kept, more, searched = tell_apart(kept, submission, search_space())
+        separations += more
     causes = group_causes(evidence, bugs_of)
     for c in causes:
         if len(kept) >= 1 and set(kept) <= set(c.bugs):

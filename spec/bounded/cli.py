@@ -14,6 +14,7 @@ import argparse
 import time
 import types
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import spec.rules
@@ -22,6 +23,7 @@ from spec.bounded import checks, induction, modelcheck, relational, validate
 from spec.bounded.encode import Bounds
 from spec.bounded.replay import confirm
 from spec.bounded.results import Rows, print_rows, store
+from spec.model import DEFAULT_POLICY, POLICIES
 
 HERE = Path(__file__).parent
 QUICK = Bounds(slots=2, steps=3, num_blocks=6, block_size=4, budget=6, max_num_seqs=2, prompt_len=6, max_tokens=3)
@@ -71,9 +73,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"seconds for all the steps of one BMC claim (default {FULL_CLAIM_SECONDS:g}; quick: no limit)")
     p.add_argument("--relational", action="store_true",
                    help="only the relational induction of OUT (two runs side by side), stored as one row")
+    p.add_argument("--policy", choices=sorted(POLICIES), default=DEFAULT_POLICY,
+                   help="the rules to prove the claims of (docs/rules.md, 'Policies'; default p07, the card); "
+                   "results of another policy are stored in results-<policy>*.json")
     p.add_argument("--write-results", action="store_true", help="store the table in spec/bounded/results*.json")
     p.add_argument("--coverage", action="store_true",
                    help="instead of the claims, regenerate conformance/corpus/coverage/ (one case per rule id)")
+
+
+def results_name(policy: str, quick: bool) -> str:
+    """The stored results of a policy: results.json and results-quick.json are the card's."""
+    return ("results" if policy == DEFAULT_POLICY else f"results-{policy}") + ("-quick.json" if quick else ".json")
 
 
 def _bounds(args: argparse.Namespace) -> Bounds:
@@ -83,18 +93,20 @@ def _bounds(args: argparse.Namespace) -> Bounds:
     for f, v in over.items():
         if v < 1:
             raise SystemExit(f"--{f.replace('_', '-')} must be >= 1, got {v}")
-    return Bounds(**{**{f: getattr(base, f) for f in Bounds.__slots__}, **over})
+    policy = getattr(args, "policy", DEFAULT_POLICY)
+    return Bounds(**{**{f: getattr(base, f) for f in Bounds.__slots__}, **over, "policy": policy})
 
 
 def validation_row(count: int, rules: types.ModuleType = spec.rules,
-                   solver: int = SOLVER_CROSSCHECK) -> dict[str, object]:
+                   solver: int = SOLVER_CROSSCHECK, policy: str = DEFAULT_POLICY) -> dict[str, object]:
     """The encoding against `rules` on `count` workloads of the stream (the first `solver` also through z3)."""
     t = time.perf_counter()
-    bad, stats = validate.validate(count, rules=rules)
+    stream = replace(validate.STREAM, policy=policy)
+    bad, stats = validate.validate(count, rules=rules, bounds=stream)
     checked = 0
     if not bad and solver:
-        v = validate.Validator(rules=rules)
-        for w in validate.stream(validate.SEED, solver):
+        v = validate.Validator(stream, rules=rules)
+        for w in validate.stream(validate.SEED, solver, stream):
             found = v.compare(w, solver=True)
             checked += 1
             if found is not None:
@@ -104,14 +116,15 @@ def validation_row(count: int, rules: types.ModuleType = spec.rules,
             "steps": stats.steps, "preempting_steps": stats.preempting_steps,
             "self_preemptions": stats.self_preemptions, "double_preemptions": stats.double_preemptions,
             "readmissions": stats.readmissions, "solver_checked": checked,
+            **({} if policy == DEFAULT_POLICY else {"policy": policy, "held_by_policy": stats.held_by_policy}),
             "verdict": "agree" if not bad else "disagree", "first_difference": str(bad[0]) if bad else None,
             "seconds": round(time.perf_counter() - t, 2)}
 
 
-def relational_row(slots: int, timeout: float) -> dict[str, object]:
+def relational_row(slots: int, timeout: float, policy: str = DEFAULT_POLICY) -> dict[str, object]:
     """OUT by relational induction; proved only if the same queries find a counterexample with the fault."""
-    clean = relational.prove_out(slots, timeout=timeout)
-    bad = relational.prove_out(slots, timeout=timeout, fault=RELATIONAL_FAULT)
+    clean = relational.prove_out(slots, timeout=timeout, policy=policy)
+    bad = relational.prove_out(slots, timeout=timeout, fault=RELATIONAL_FAULT, policy=policy)
     verdict = clean.verdict
     if verdict == "proved" and bad.verdict != "counterexample":
         print(f"the relational induction of OUT also holds with {RELATIONAL_FAULT} ({bad.verdict}): it cannot fail "
@@ -139,23 +152,23 @@ def bmc_row(name: str, bounds: Bounds, timeout: float, lemmas: bool, claim_secon
     return row
 
 
-def induction_rows(slots: int, timeout: float) -> Iterator[dict[str, object]]:
+def induction_rows(slots: int, timeout: float, policy: str = DEFAULT_POLICY) -> Iterator[dict[str, object]]:
     """Inv holds initially, and each claim's induction step, at `slots` request slots (a row as each ends)."""
     t = time.perf_counter()
     yield {"claim": "Inv initial", "kind": "induction", "slots": slots,
            "verdict": "proved" if induction.initial_holds(slots) else "counterexample",
            "seconds": round(time.perf_counter() - t, 2)}
-    for o in induction.prove(slots, timeout=timeout):
+    for o in induction.prove(slots, timeout=timeout, policy=policy):
         yield {"claim": o.claim, "kind": "induction", "slots": o.slots, "block_sizes": list(o.block_sizes),
                "block_sizes_proved": list(o.block_sizes_proved), "timeout": timeout,
                "verdict": o.verdict, "seconds": o.seconds}
 
 
 def model_check_rows(scopes: tuple[dict[str, int], ...], rules: types.ModuleType = spec.rules,
-                     every: bool = False) -> list[dict[str, object]]:
+                     every: bool = False, policy: str = DEFAULT_POLICY) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     for scope in scopes:
-        rep, n = modelcheck.explore_all(**scope, rules=rules, every=every)
+        rep, n = modelcheck.explore_all(**scope, rules=rules, every=every, policy=policy)
         rows.append({"claim": "all claims + no deadlock", "kind": "modelcheck", "bounds": scope, "scopes": n,
                      "distinct_states": rep.distinct, "depth": rep.depth, "states_per_second": int(rep.per_second),
                      "verdict": "proved" if rep.violation is None else "counterexample",
@@ -171,11 +184,12 @@ def main(args: argparse.Namespace) -> int:
     if args.inject:
         return inject(args.inject, args.quick)
     bounds = _bounds(args)
+    policy = bounds.policy
     timeout = args.timeout if args.timeout is not None else (600.0 if args.quick else FULL_TIMEOUT)
     claim_seconds = args.claim_seconds if args.claim_seconds is not None else \
         (None if args.quick else FULL_CLAIM_SECONDS)
     names = args.only or [c.name for c in checks.CLAIMS]
-    path = HERE / ("results-quick.json" if args.quick else "results.json")
+    path = HERE / results_name(policy, args.quick)
     started = time.perf_counter()
 
     def save(complete: bool) -> None:  # after every row, so a run that is stopped leaves what it measured
@@ -187,12 +201,13 @@ def main(args: argparse.Namespace) -> int:
     if getattr(args, "relational", False):  # one row, added to the stored table like --only
         args.only = ["OUT (relational)"]
         n_ind = args.induction_slots or (2 if args.quick else FULL_INDUCTION_SLOTS)
-        rows.append(relational_row(n_ind, timeout))
+        rows.append(relational_row(n_ind, timeout, policy))
         if args.write_results:
             save(complete=True)
         return 0 if rows[-1]["verdict"] == "proved" else 1
     if not args.only:
-        rows.append(validation_row(args.validate or (VALIDATE_QUICK if args.quick else VALIDATE_FULL)))
+        rows.append(validation_row(args.validate or (VALIDATE_QUICK if args.quick else VALIDATE_FULL),
+                                   policy=policy))
         if rows[-1]["verdict"] != "agree":  # the solver's proofs would be about a model that is not the spec
             print(f"the encoding differs from spec/rules.py: {rows[-1]['first_difference']}\n"
                   "so BMC and induction are skipped (they would prove things about the encoding only); fix "
@@ -202,15 +217,15 @@ def main(args: argparse.Namespace) -> int:
         rows.append(bmc_row(name, bounds, timeout, args.lemmas, claim_seconds))
     if not args.only and not args.quick and rows[0]["verdict"] == "agree":
         for name in FULL4_CLAIMS:  # N=4: as far as the time box reaches
-            rows.append(bmc_row(name, FULL4, timeout, False, FULL4_CLAIM_SECONDS))
+            rows.append(bmc_row(name, replace(FULL4, policy=policy), timeout, False, FULL4_CLAIM_SECONDS))
     if not args.only and rows[0]["verdict"] == "agree":
         n_ind = args.induction_slots or (2 if args.quick else FULL_INDUCTION_SLOTS)
-        for row in induction_rows(n_ind, timeout):
+        for row in induction_rows(n_ind, timeout, policy):
             rows.append(row)
         if not args.quick:  # about 2.5 min at N=4; the quick run stays under 3 min without it
-            rows.append(relational_row(n_ind, timeout))
+            rows.append(relational_row(n_ind, timeout, policy))
     if not args.only:
-        for mc_row in model_check_rows(MODEL_CHECK_QUICK if args.quick else MODEL_CHECK_FULL):
+        for mc_row in model_check_rows(MODEL_CHECK_QUICK if args.quick else MODEL_CHECK_FULL, policy=policy):
             rows.append(mc_row)
     ok = all(r["verdict"] in ("proved", "agree") for r in rows)
     if args.write_results:

@@ -25,6 +25,8 @@ from typing import Any, TypeAlias
 
 import z3
 
+from spec.model import DEFAULT_POLICY
+
 UNARRIVED, WAITING, RUNNING, FINISHED = 0, 1, 2, 3
 Term: TypeAlias = Any  # a z3.ArithRef (an Int, or a signed bit-vector in bit-vector mode); z3 has no types
 
@@ -76,6 +78,7 @@ class Bounds:
     prompt_len: int = 8
     max_tokens: int = 4
     arrival: int = 0  # latest arrival step; 0 means `steps`
+    policy: str = DEFAULT_POLICY  # the rules encoded (spec/model.py POLICIES); not symbolic: one run, one policy
 
     @property
     def last_arrival(self) -> int:

@@ -34,6 +34,7 @@ from spec.bounded.encode import (
     var,
 )
 from spec.bounded.transition import Run
+from spec.model import DEFAULT_POLICY
 
 STEP_CLAIMS = ("unwind", "I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "Inv", "LIVE")
 
@@ -111,9 +112,9 @@ def blocks_for_peak(x: Inputs, b: Bounds, j: int) -> Term:
 
 
 def prove(slots: int, block_sizes: tuple[int, ...] = (1, 2, 3, 4), timeout: float = 600.0,
-          only: tuple[str, ...] = STEP_CLAIMS) -> list[Outcome]:
-    """Prove each step claim inductive at `slots` slots, for every block size in `block_sizes`."""
-    b = Bounds(slots=slots, steps=1, block_size=max(block_sizes))
+          only: tuple[str, ...] = STEP_CLAIMS, policy: str = DEFAULT_POLICY) -> list[Outcome]:
+    """Prove each step claim inductive at `slots` slots, for every block size in `block_sizes`, under `policy`."""
+    b = Bounds(slots=slots, steps=1, block_size=max(block_sizes), policy=policy)
     results = []
     with arithmetic(0):
         x = Inputs.fresh(b, "_i")

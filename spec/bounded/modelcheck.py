@@ -18,12 +18,12 @@ import time
 import types
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import spec.rules
 from spec.bounded.execute import EOS, Draws, Step, alone, step_violations
 from spec.errors import InvalidRequest, ProtocolError
-from spec.model import Batch, Config, State
+from spec.model import DEFAULT_POLICY, Batch, Config, State
 from spec.trace import Request
 
 Key = tuple[object, ...]
@@ -83,8 +83,7 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
     queue and findings, and each claim is judged where its transition is made.
     """
     start = time.perf_counter()
-    config = Config(scope.config.num_blocks, scope.config.block_size, scope.config.max_num_seqs,
-                    scope.config.max_num_batched_tokens, EOS if scope.eos else None)
+    config = replace(scope.config, eos=EOS if scope.eos else None)
     n = len(scope.requests)
     names = tuple(f"r{n - 1 - j}" for j in range(n))  # sorted, the ids are in reverse arrival order
     slot = {seq_id: j for j, seq_id in enumerate(names)}
@@ -270,7 +269,8 @@ def request_violation(rules: types.ModuleType, state: State) -> str | None:
 
 
 def explore_all(num_blocks: int, block_size: int, budget: int, max_num_seqs: int, requests: int, prompt_len: int,
-                max_tokens: int, rules: types.ModuleType = spec.rules, every: bool = False) -> tuple[Report, int]:
+                max_tokens: int, rules: types.ModuleType = spec.rules, every: bool = False,
+                policy: str = DEFAULT_POLICY) -> tuple[Report, int]:
     """Explore every feasible scope within the bounds; return the totals (or the first violation), scopes.
 
     every=True explores every scope and reports, per claim, its first violation (scopes in order)."""
@@ -280,7 +280,7 @@ def explore_all(num_blocks: int, block_size: int, budget: int, max_num_seqs: int
     seconds = 0.0
     for nb, bs, b, ms in itertools.product(range(1, num_blocks + 1), range(1, block_size + 1), range(1, budget + 1),
                                            range(1, max_num_seqs + 1)):
-        config = Config(nb, bs, ms, b)
+        config = Config(nb, bs, ms, b, policy=policy)
         for reqs in itertools.product(shapes, repeat=requests):
             if any(spec.rules.peak_blocks(config.block_size, p, m) > nb for p, m in reqs):
                 continue

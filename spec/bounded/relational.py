@@ -29,6 +29,7 @@ import z3
 from spec.bounded.encode import FINISHED, Bounds, Inputs, Snap, Term, arithmetic, num, total, var
 from spec.bounded.induction import _domain, blocks_for_peak, free_state, inv
 from spec.bounded.transition import Run
+from spec.model import DEFAULT_POLICY
 
 
 def output_forced(run: Run, s: Snap, first_eos: tuple[Term, ...]) -> z3.BoolRef:
@@ -58,9 +59,9 @@ class Pair:
     goals: dict[str, z3.BoolRef]  # each true when the step breaks it
 
 
-def pair(slots: int, fault: str | None, block_size: int = 4) -> Pair:
+def pair(slots: int, fault: str | None, block_size: int = 4, policy: str = DEFAULT_POLICY) -> Pair:
     """Build one step of both runs from states satisfying the pair invariant (integer arithmetic)."""
-    b = Bounds(slots=slots, steps=1, block_size=block_size)
+    b = Bounds(slots=slots, steps=1, block_size=block_size, policy=policy)
     x = Inputs.fresh(b, "_r")
     xa = replace(x, num_blocks=var("num_blocks_ample_r"))
     e = tuple(var(f"first_eos{j}_r") for j in range(slots))
@@ -99,12 +100,12 @@ class Verdict:
 
 
 def prove_out(slots: int, block_sizes: tuple[int, ...] = (1, 2, 3, 4), timeout: float = 600.0,
-              fault: str | None = None) -> Verdict:
+              fault: str | None = None, policy: str = DEFAULT_POLICY) -> Verdict:
     """Prove the pair invariant inductive and OUT implied by it, for each block size; stop at the first failure."""
     start = time.perf_counter()
     done: list[int] = []
     with arithmetic(0):
-        p = pair(slots, fault, max(block_sizes))
+        p = pair(slots, fault, max(block_sizes), policy)
         b = Bounds(slots=slots, steps=1, block_size=max(block_sizes))
         for bs in block_sizes:
             for name, goal in p.goals.items():

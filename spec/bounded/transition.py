@@ -140,7 +140,7 @@ class Run:
         self.pre.append(s)
         self.unwind.append([])
         s, budget = self.phase1(s)
-        s = self.phase2(s, budget)
+        s = self.phase2(s, self.admission_budget(budget))
         self.mid.append(s)
         self.post.append(self.update(s))
 
@@ -174,6 +174,12 @@ class Run:
         self.budget_out.append(i < s.r)
         self.multi_victim.append(multi)
         return s, budget
+
+    def admission_budget(self, budget: Term) -> Term:
+        """What phase 2 may use (admits_after_phase1): all that is left, but none under vllm-v1 after a preemption."""
+        if self.b.policy == "vllm-v1":  # P2.policy
+            return self.scalar(z3.If(self.preempted_now[-1], num(0), budget), "admission_budget")
+        return budget
 
     def phase2(self, s: Snap, budget: Term) -> Snap:
         """P2: admit the waiting head while it fits, strictly FCFS; stop at max_num_seqs (P2.full)."""

@@ -27,7 +27,7 @@ from spec.bounded.execute import Step, run
 from spec.bounded.transition import Run
 from spec.bounded.witness import pin, read, val
 from spec.feasible import tightest_num_blocks
-from spec.model import Config, State
+from spec.model import DEFAULT_POLICY, Config, State
 from spec.trace import Request, Workload, make_workload
 
 STREAM = Bounds(slots=3, steps=10)  # the stream's scope: the claims' full input ranges, three requests
@@ -47,6 +47,7 @@ class Stats:
     double_preemptions: int = 0  # steps with two or more preemptions
     readmissions: int = 0  # a victim admitted again by phase 2 in the step that preempted it
     filled_by_admission: int = 0  # steps in which phase 2 admitted and then stopped at max_num_seqs (P2.full)
+    held_by_policy: int = 0  # steps in which vllm-v1 admitted nobody because phase 1 preempted (P2.policy)
 
     @property
     def preempting_share(self) -> float:
@@ -64,6 +65,7 @@ class Stats:
             self.readmissions += sum(e.rule == "P2" and e.seq_id in victims for e in s.events)
             labels = [e.rule for e in s.events]
             self.filled_by_admission += "P2.full" in labels and "P2" in labels[:labels.index("P2.full")]
+            self.held_by_policy += "P2.policy" in labels
 
 
 def _victim(message: str) -> str:
@@ -91,16 +93,18 @@ def candidate(rng: random.Random, b: Bounds) -> Workload:
         seqs = b.max_num_seqs if thrash else rng.randint(1, b.max_num_seqs)
         budget = rng.randint(min(n, b.budget), b.budget) if thrash else rng.randint(1, b.budget)
         eos = {r.seq_id: [k for k in range(r.max_tokens) if rng.random() < 0.1] for r in reqs}
-        return make_workload(Config(num_blocks, bs, seqs, budget, 0), reqs, eos_at=eos)
+        return make_workload(Config(num_blocks, bs, seqs, budget, 0, b.policy), reqs, eos_at=eos)
 
 
 def stream(seed: int, count: int, b: Bounds = STREAM) -> Iterator[Workload]:
     """`count` workloads: first one of each kind of step the stream must contain (a self-preemption, two
-    preemptions in one step, a readmission in the same step, admissions up to max_num_seqs), then those whose
+    preemptions in one step, a readmission in the same step (under vllm-v1: a step that admits nobody because
+    it preempted), admissions up to max_num_seqs), then those whose
     run preempts in at least 34% of its steps, and one candidate in 500 of the others (a preemption-free run
     checks the plain rules)."""
     rng = random.Random(seed)
-    missing = {"self_preemptions", "double_preemptions", "readmissions", "filled_by_admission"}
+    missing = {"self_preemptions", "double_preemptions", "filled_by_admission"} | \
+        ({"readmissions"} if b.policy == DEFAULT_POLICY else {"held_by_policy"})  # vllm-v1 never readmits
     while count:
         w = candidate(rng, b)
         try:

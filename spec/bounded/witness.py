@@ -28,7 +28,7 @@ def to_workload(m: z3.ModelRef, x: Inputs, bounds: Bounds, num_blocks: z3.ArithR
                 name: str = "", tags: tuple[str, ...] = ()) -> Workload:
     """The workload a model describes (requests arriving within the steps checked)."""
     config = Config(val(m, num_blocks if num_blocks is not None else x.num_blocks), val(m, x.block_size),
-                    val(m, x.max_num_seqs), val(m, x.budget), EOS)
+                    val(m, x.max_num_seqs), val(m, x.budget), EOS, bounds.policy)
     requests, eos_at = [], {}
     for s in range(bounds.slots):
         arrival = val(m, x.arrival[s])
