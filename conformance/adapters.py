@@ -21,6 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol, cast
 
+from conformance.capabilities import Capabilities as Capabilities  # adapter files import it from here
 from conformance.sandbox.readers import QUEUE_TYPES
 from spec.model import Config, Sample, State
 from spec.rules import add as spec_add
@@ -47,33 +48,6 @@ class SnapshotError(Exception):
 
 class LoadError(Exception):
     """The target cannot be loaded or does not expose the interface; the CLI exits with 2."""
-
-
-@dataclass(frozen=True)
-class Capabilities:
-    """What an adapter tells the suite about its engine, as its instances' ``capabilities`` attribute.
-
-    The suite honours each one instead of reporting the engine's own calling contract as a finding
-    (docs/adapters.md, "Capabilities"). The defaults are docs/api.md's contract.
-    """
-
-    idle_schedule: bool = True  # False: never call schedule() while no added request is unfinished
-
-    def __post_init__(self) -> None:
-        if type(self.idle_schedule) is not bool:
-            raise LoadError(f"Capabilities.idle_schedule must be True or False, got {self.idle_schedule!r}")
-
-
-DEFAULT_CAPABILITIES = Capabilities()
-
-
-def capabilities_of(sut: object) -> Capabilities:
-    """The capabilities an adapter instance declares (docs/api.md's contract when it declares none)."""
-    caps = getattr(type(sut), "capabilities", DEFAULT_CAPABILITIES)
-    if not isinstance(caps, Capabilities):
-        raise LoadError(f"{type(sut).__name__}.capabilities must be a conformance.adapters.Capabilities, "
-                        f"got {type(caps).__name__}; write capabilities = Capabilities(idle_schedule=False)")
-    return caps
 
 
 # --- the canonical API ----------------------------------------------------------------

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from conformance.adapters import Factory, LoadError, SchedulerUnderTest, SnapshotError, capabilities_of
+from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
+from conformance.capabilities import capabilities_of
 from conformance.checks.checkers import expected_trace
 from conformance.limits import RUN_SECONDS, CallTimeout, time_limit
 from spec.feasible import liveness_bound
@@ -126,10 +127,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
         sut: SchedulerUnderTest = factory(workload.config, sample)
     except (Exception, CallTimeout) as e:  # the submission's constructor raised
         return fail(raised(e)[0], str(e))
-    try:
-        idle_calls = capabilities_of(sut).idle_schedule
-    except LoadError as e:
-        return fail("adapter", str(e))
+    idle_calls = capabilities_of(sut).idle_schedule  # a malformed declaration stops the run (CapabilityError)
     bound = liveness_bound(workload.requests)
     cap = step_cap(workload, bound)
     run: Steps[Request] = Steps(workload.requests, lambda r: r.arrival, lambda r: r.seq_id, min(bound, cap))

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from conformance.adapters import LoadError, load_target
+from conformance.capabilities import CapabilityError
 from conformance.checks import probes
 from conformance.checks.checkers import CHECKS, Finding, expected_trace
 from conformance.checks.diagnosis import diagnose_report, history_prelude
@@ -66,6 +67,8 @@ def run(target: str, profile: str | Profile = "quick", adapter: str | None = Non
                     results[check].status = "unknown" if stopped and check not in r.complete else "pass"
             if diagnose and report.counterexamples:
                 _diagnose(report, r, stopped)
+    except CapabilityError as e:  # the adapter's declaration, not the suite: a load error (exit 2)
+        raise LoadError(str(e)) from None
     except Exception:  # the suite's own fault: report it, never let it pass
         report.error = traceback.format_exc()
         for c in results.values():

@@ -154,11 +154,9 @@ def run_workload(workload: Workload) -> Trace:
 
 def config_to_json(c: Config) -> dict[str, object]:
     """The config as JSON; "policy" is written only when it is not the card's, so card traces stay as they were."""
-    out: dict[str, object] = {"num_blocks": c.num_blocks, "block_size": c.block_size, "max_num_seqs": c.max_num_seqs,
-                              "max_num_batched_tokens": c.max_num_batched_tokens, "eos": c.eos}
-    if c.policy != DEFAULT_POLICY:
-        out["policy"] = c.policy
-    return out
+    return {"num_blocks": c.num_blocks, "block_size": c.block_size, "max_num_seqs": c.max_num_seqs,
+            "max_num_batched_tokens": c.max_num_batched_tokens, "eos": c.eos,
+            **({} if c.policy == DEFAULT_POLICY else {"policy": c.policy})}
 
 
 def workload_to_json(w: Workload) -> dict[str, object]:

@@ -156,8 +156,9 @@ def liveness(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
         bound = liveness_bound(workload.requests)
         left = sorted({r.seq_id for r in workload.requests} - done)
         return [Finding("liveness", "L.bound", bound + 1, "schedule",
-                        f"{left} still unfinished after {bound} steps, the most a feasible workload can take",
-                        bound, None)]
+                        f"{left} still unfinished after {bound} steps, the most a feasible workload can take "
+                        f"under policy {workload.config.policy} (spec/feasible.py liveness_bound, proved by the LIVE "
+                        "claim)", bound, None)]
     return []
 
 

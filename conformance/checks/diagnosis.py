@@ -133,11 +133,12 @@ class Diagnosis:
         else:
             head = [f"diagnosis: {len(self.kept)} known bugs fit every finding and no searched workload "
                     f"({self.searched}) tells them apart: {', '.join(self.kept)}"]
-        for s in self.separations:
-            w = s["workload"]
-            head.append(f"  told apart {', '.join(s['among'])} with a workload of {len(w['requests'])} "
-                        f"requests ({s['source']}): kept {', '.join(s['kept']) or 'none'}")
-        head.append(f"causes: {len(self.causes)}")
+        if self.separations:
+            first = self.separations[0]["among"]
+            sizes = ", ".join(str(len(s["workload"]["requests"])) for s in self.separations)
+            head.append(f"  told apart {len(first)} candidates on {len(self.separations)} workloads ({sizes} "
+                        "requests; each is in the JSON report's diagnosis.separations)")
+        head.append(f"causes: {len(self.causes)} (a cause: the findings one bug explains; the features it touches)")
         head += [f"  {i}. {c.line()}" for i, c in enumerate(self.causes, start=1)]
         return head
 
@@ -170,19 +171,14 @@ def group_causes(evidence: list[Evidence], bugs_of: list[tuple[str, ...]]) -> li
 
 def same_checks_fail(candidates: tuple[str, ...], submission: Factory,
                      evidence: list[Evidence]) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
-    """Keep the candidates that fail exactly the submission's checks on each counterexample's workload.
-
-    A candidate reproducing every finding can still fail a check the submission passes there (a probe
-    that black-box runs never make, like clearing the returned dict); it is then not the cause.
-    """
+    """Keep the candidates that fail exactly the submission's checks on each counterexample's workload: one that
+    also fails a check the submission passes there (a probe black-box runs never make) is not the cause."""
     kept, separations = candidates, []
     for ev in evidence:
         if len(kept) < 2:
             break
-        def failing(factory: Factory, w: Workload = ev.workload) -> frozenset[str]:
-            return frozenset(c for c, f in check_workload(w, factory, False).items() if f is not None)
-        mine = failing(submission)
-        now = tuple(name for name in kept if failing(_factory(name)) == mine)
+        mine = _failing(submission, ev.workload)
+        now = tuple(name for name in kept if _failing(_factory(name), ev.workload) == mine)
         if now != kept and now:
             separations.append({"workload": workload_to_json(ev.workload), "source": f"the {ev.check} counterexample",
                                 "among": list(kept), "kept": list(now), "dropped": [n for n in kept if n not in now]})
@@ -209,6 +205,10 @@ def tell_apart(candidates: tuple[str, ...], submission: Factory, workloads: Iter
     return kept, separations, searched
 
 
+def _failing(factory: Factory, w: Workload) -> frozenset[str]:
+    return frozenset(c for c, f in check_workload(w, factory, False).items() if f is not None)
+
+
 def _factory(name: str) -> Factory:
     factory = mutant_factory(name)
     assert factory is not None, f"mutant {name} vanished"
@@ -227,16 +227,10 @@ def search_space() -> Iterator[tuple[str, Workload]]:
         yield "exhaustive", w
 
 
-def workload_features(w: Workload) -> tuple[str, ...]:
-    """The feature tags a counterexample exercises (as the corpus's feature matrix names them)."""
-    from conformance.workloads.corpus import features
-
-    return features(w)
-
-
 def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reproduce,
              features: dict[str, set[str]] | None = None) -> Diagnosis:
     """Diagnose a set of findings; with the submission's factory, tell several candidates apart."""
+    from conformance.workloads.corpus import features as workload_features  # the corpus matrix's tags
     bugs_of = [reproducing_bugs(ev, rerun) for ev in evidence]
     named = suspects(evidence[0].workload.config.policy) if evidence else CATALOG
     consistent = tuple(b.name for b in named if all(b.name in bugs for bugs in bugs_of)) if evidence else ()

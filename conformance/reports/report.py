@@ -128,7 +128,13 @@ class Report:
             passing = sorted(k for k, v in self.features.items() if not v["fail"])
             lines.append("")
             lines.append(f"features: {len(passing)} pass" + (f": {', '.join(passing)}" if passing else ""))
-            for tag, row in failing.items():
-                lines.append(f"  FAIL {tag:<28} {row['fail']} of {row['pass'] + row['fail']} corpus vectors fail")
+            causes = (self.diagnosis or {}).get("causes") or []
+            if failing and causes:  # one line per cause below, not one per feature it touches
+                lines.append(f"features: {len(failing)} fail, from {len(causes)} cause{'s' * (len(causes) != 1)} "
+                             "(see causes below; the JSON report has the per-feature counts)")
+            else:
+                for tag, row in failing.items():
+                    lines.append(f"  FAIL {tag:<28} {row['fail']} of {row['pass'] + row['fail']} corpus vectors "
+                                 "fail")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
