@@ -10,6 +10,7 @@ one of the known differences by looking at nano-vllm's own state before the step
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import sys
@@ -145,6 +146,7 @@ KNOWN = {
 }
 
 
+@functools.cache
 def _observe(nv: Any) -> type:
     class Observed(nv.NanoVllmAdapter):  # type: ignore[misc,name-defined]
         """The adapter, keeping nano-vllm's own state before every schedule()."""
