@@ -1,0 +1,114 @@
+"""--policy through the whole suite: every source of workloads is judged under it, the diagnosis names a
+policy difference as one cause, and traces, replays and rerun hints keep the policy."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters import Capabilities
+from conformance.cli import main
+from conformance.drivers import run_workload
+from conformance.suite import run
+from spec.model import Config
+from spec.trace import Request, make_workload
+
+V1_MUTANT = "conformance/mutants/no_admission_after_preemption.py"  # the card's rules with vLLM v1's difference
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_scheduler_that_follows_vllm_v1_passes_every_check_under_vllm_v1():
+    # a source that forgot the policy would judge its workloads by the card's rules, and this would fail
+    report = run(V1_MUTANT, "quick", policy="vllm-v1")
+    assert report.verdict == "PASS", report.summary()
+    assert report.checks["golden"].status == "skipped"  # every worked case of the card readmits a victim
+    assert report.to_json()["policy"] == "vllm-v1"
+
+
+def test_under_the_card_the_same_scheduler_fails_with_one_cause_named():
+    report = run(V1_MUTANT, "quick")
+    assert report.verdict == "FAIL"
+    d = report.diagnosis
+    assert d is not None and d["matches"] == ["no_admission_after_preemption"] and len(d["causes"]) == 1
+    assert "--policy vllm-v1" in "\n".join(d["lines"])  # the hint says how to check it under its own policy
+    sizes = [cx.size["requests"] for cx in report.counterexamples]
+    assert max(sizes) <= 3
+
+
+def test_a_card_scheduler_under_vllm_v1_is_diagnosed_as_following_the_card(capsys):
+    assert main(["check", "impl", "--policy", "vllm-v1", "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "policy=vllm-v1" in out
+    assert "diagnosis: behaves like policy:p07" in out and "causes: 1 " in out
+    assert "features: 25 fail, from 1 cause" in out and "  FAIL chunked-prefill" not in out
+
+
+def test_the_trace_keeps_its_policy_and_the_rerun_hints_carry_it(tmp_path, capsys):
+    adapter = str(ROOT / "examples/vllm_style/adapter.py")
+    engine = str(ROOT / "examples/vllm_style/engine.py")
+    out = tmp_path / "t"
+    assert main(["check", engine, "--adapter", adapter, "--policy", "vllm-v1", "--quiet",
+                 "--trace-dir", str(out)]) == 1
+    printed = capsys.readouterr().out
+    assert f"--adapter {adapter} --policy vllm-v1)" in printed
+    trace = out / "0001_differential.json"
+    assert json.loads(trace.read_text())["workload"]["config"]["policy"] == "vllm-v1"
+    # replay judges by the trace's policy unless told otherwise
+    assert main(["replay", str(trace), engine, "--adapter", adapter]) == 1
+    assert main(["replay", str(trace), engine, "--adapter", adapter, "--policy", "p07"]) == 0
+    # the pytest file of an adapter target replays through the adapter and fails the same way
+    test = out / "0001_differential_test.py"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1 and "P2.policy" in done.stdout, done.stdout + done.stderr
+
+
+class _Strict:
+    """A card scheduler (the spec) behind an engine contract that forbids schedule() with nothing to do."""
+
+    def __init__(self, config, sample):
+        from conformance.adapters import SpecAdapter
+        self.inner, self.live = SpecAdapter(config, sample), set()
+
+    def add(self, seq_id, prompt_len, max_tokens):
+        self.live.add(seq_id)
+        self.inner.add(seq_id, prompt_len, max_tokens)
+
+    def schedule(self):
+        assert self.live, "schedule() with nothing to do"
+        return self.inner.schedule()
+
+    def update(self):
+        done = self.inner.update()
+        self.live -= set(done)
+        return done
+
+    def outputs(self):
+        return self.inner.outputs()
+
+    def snapshot(self):
+        return self.inner.snapshot()
+
+
+class _Declared(_Strict):
+    capabilities = Capabilities(idle_schedule=False)
+
+
+@pytest.mark.parametrize("cls, ok", [(_Strict, False), (_Declared, True)])
+def test_an_engine_that_must_not_be_called_idle_is_not_when_its_adapter_says_so(cls, ok):
+    w = make_workload(Config(8, 2, 2, 8), [Request("a1", 2, 2), Request("a2", 2, 2, arrival=6)])
+    observed = run_workload(w, cls, white_box=True)
+    assert (observed["error"] is None) is ok, observed["error"]
+    if ok:
+        assert [s["step"] for s in observed["steps"] if s.get("idle")] == [3, 4, 5]
+
+
+def test_a_malformed_capability_is_a_load_error_naming_it(tmp_path, capsys):
+    path = tmp_path / "adapter.py"
+    path.write_text("from conformance.adapters import SpecAdapter\n"
+                    "class A(SpecAdapter):\n    capabilities = {'idle_schedule': False}\n"
+                    "def open_target(target):\n    return A\n")
+    assert main(["check", "spec", "--adapter", str(path), "--quiet"]) == 2
+    assert "A.capabilities must be a conformance.adapters.Capabilities, got dict" in capsys.readouterr().err

@@ -1,0 +1,32 @@
+"""The proofs per policy: the encoding follows spec/rules.py under vllm-v1 too, and the claims can fail there."""
+
+from dataclasses import replace
+
+import spec.rules
+from spec import faults
+from spec.bounded import modelcheck, validate
+
+V1 = replace(validate.STREAM, policy="vllm-v1")
+SCOPE = dict(num_blocks=4, block_size=2, budget=4, max_num_seqs=2, requests=2, prompt_len=3, max_tokens=2)
+
+
+def test_the_encoding_agrees_with_the_spec_under_vllm_v1_on_steps_that_hold_admission_back():
+    bad, stats = validate.validate(60, bounds=V1)
+    assert not bad, bad[0]
+    assert stats.held_by_policy > 0 and stats.readmissions == 0  # vllm-v1 never readmits in the same step
+
+
+def test_the_validation_sees_an_encoding_of_the_wrong_policy():
+    card = validate.Validator(validate.STREAM)  # encodes p07 ...
+    found = [card.compare(w) for w in validate.stream(validate.SEED, 40, V1)]  # ... judged on vllm-v1 runs
+    assert any(f is not None for f in found)
+
+
+def test_a_vllm_v1_bug_that_starves_the_queue_breaks_the_claims_only_under_vllm_v1():
+    # held back after any preemption so far, not only one of this step: once running empties, nobody is admitted
+    starve = faults.module_with((faults.Edit("state.num_preemptions > preemptions)", "state.num_preemptions > 0)"),),
+                                "starve_after_any_preemption")
+    broken_v1 = modelcheck.explore_all(**SCOPE, rules=starve, every=True, policy="vllm-v1")[0].broken
+    assert broken_v1, "the model check under vllm-v1 cannot see a starving queue"
+    assert modelcheck.explore_all(**SCOPE, rules=starve, policy="p07")[0].violation is None
+    assert modelcheck.explore_all(**SCOPE, rules=spec.rules, policy="vllm-v1")[0].violation is None

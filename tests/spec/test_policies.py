@@ -1,0 +1,66 @@
+"""Policies in the spec: the card's rules by default, vLLM v1's one difference under vllm-v1, named in every error."""
+
+import pytest
+
+from spec.errors import InvalidConfig, InvalidWorkload
+from spec.model import POLICIES, Config
+from spec.rules import add, initial_state, schedule_explained, update
+from spec.trace import (
+    Request,
+    config_to_json,
+    make_workload,
+    run_workload,
+    with_policy,
+    workload_from_json,
+    workload_to_json,
+)
+
+
+def thrash(policy: str) -> Config:
+    """Two requests and a cache that fits one at its peak: the second preempts itself at step 3 (docs/rules.md)."""
+    return Config(num_blocks=4, block_size=2, max_num_seqs=2, max_num_batched_tokens=4, policy=policy)
+
+
+def step3(policy: str):
+    s = initial_state(thrash(policy))
+    s = add(add(s, "a1", 1, 3), "a2", 3, 3)
+    for _ in range(2):
+        s, _, _ = schedule_explained(s)
+        s, _ = update(s, lambda seq_id, out: 7)
+    return schedule_explained(s)
+
+
+def test_the_card_readmits_the_victim_in_the_same_step_and_vllm_v1_does_not():
+    _, card, card_events = step3("p07")
+    _, v1, v1_events = step3("vllm-v1")
+    assert dict(card) == {"a1": 1, "a2": 3}  # preempted itself in phase 1, admitted again in phase 2
+    assert dict(v1) == {"a1": 1}
+    assert "P2.policy" in [e.rule for e in v1_events] and "P2.policy" not in [e.rule for e in card_events]
+
+
+def test_without_a_preemption_the_policies_schedule_alike():
+    w = make_workload(Config(64, 4, 4, 16), [Request("a1", 9, 5), Request("a2", 30, 4), Request("a3", 2, 6, 3)])
+    a, b = run_workload(w), run_workload(with_policy(w, "vllm-v1"))
+    assert a.final.num_preemptions == 0
+    assert [s.batch for s in a.steps] == [s.batch for s in b.steps]
+
+
+@pytest.mark.parametrize("bad", ["vllm", "", None, 1, ["p07"]])
+def test_an_unknown_policy_is_refused_by_name(bad):
+    with pytest.raises(InvalidConfig, match="policy must be one of p07, vllm-v1"):
+        Config(4, 2, 2, 4, policy=bad)
+
+
+def test_a_trace_records_a_policy_other_than_the_cards_and_reads_it_back():
+    w = make_workload(thrash("vllm-v1"), [Request("a1", 1, 3)])
+    assert config_to_json(w.config)["policy"] == "vllm-v1"
+    assert "policy" not in config_to_json(thrash("p07"))  # the card's traces stay as they were
+    assert workload_from_json(workload_to_json(w)).config.policy == "vllm-v1"
+    bad = workload_to_json(w)
+    bad["config"]["policy"] = ["x"]
+    with pytest.raises(InvalidWorkload, match=r"workload.config.policy must be one of p07, vllm-v1, got \['x'\]"):
+        workload_from_json(bad)
+
+
+def test_every_policy_is_described():
+    assert set(POLICIES) == {"p07", "vllm-v1"} and all(POLICIES.values())
