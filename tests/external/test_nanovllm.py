@@ -1,7 +1,7 @@
 """nano-vllm's real scheduler through conformance/engines/nanovllm.py (docs/engines.md, "nano-vllm").
 
 Needs a nano-vllm source checkout (env SCHEDCHECK_NANOVLLM, else /work/nano-vllm) and numpy and xxhash;
-every test is skipped, saying why, without them. Run: ``bash tests/external/nanovllm.sh``.
+every test is skipped, saying why, without them. Run: ``bash tests/external/run.sh nanovllm``.
 
 Besides the adapter's own translation (outputs, eos, idle steps, two instances), the last tests check that
 the suite's findings on nano-vllm are nano-vllm's: every failing corpus vector's first finding is traced to
@@ -37,7 +37,7 @@ CHECKOUT = Path(os.environ.get("SCHEDCHECK_NANOVLLM", "/work/nano-vllm"))
 def _why_skip() -> str | None:
     if not (CHECKOUT / "nanovllm" / "engine" / "scheduler.py").is_file():
         return (f"no nano-vllm checkout at {CHECKOUT} (set SCHEDCHECK_NANOVLLM, or run "
-                "`bash tests/external/nanovllm.sh`, which clones it)")
+                "`bash tests/external/run.sh nanovllm`, which clones it)")
     missing = [m for m in ("numpy", "xxhash") if importlib.util.find_spec(m) is None]
     return f"nano-vllm's block_manager.py needs {', '.join(missing)}: pip install {' '.join(missing)}" if missing \
         else None
