@@ -17,7 +17,7 @@ from dataclasses import replace
 from conformance.adapters import LoadError, load_target
 from conformance.capabilities import CapabilityError
 from conformance.checks import probes
-from conformance.checks.checkers import CHECKS, Finding, expected_trace
+from conformance.checks.checkers import CHECKS, Finding
 from conformance.checks.diagnosis import diagnose_report, history_prelude
 from conformance.checks.machine import run_machine
 from conformance.checks.shrink import shrink
@@ -29,7 +29,6 @@ from conformance.reports.report import CheckResult, Counterexample, Report
 from conformance.sources import HANGS_EXPLORING, Progress, Run, run_stage, run_token_values, stateful_finding
 from conformance.workloads.corpus import Vector, features, load_corpus, run_corpus
 from spec.feasible import liveness_bound
-from spec.golden import GoldenCase, golden_cases
 from spec.model import DEFAULT_POLICY, POLICIES
 from spec.trace import Workload, with_policy
 
@@ -111,7 +110,7 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
         results["invariants"].status = "skipped"
     white_box = r.white_box
 
-    cases = golden_under(r.policy, notes)
+    cases = probes.golden_under(r.policy, notes)
     for i, case in enumerate(cases):
         found = probes.golden(case, factory, white_box)
         r.record("golden", case.workload, found[0] if found else None, f"golden/{case.name}")
@@ -150,24 +149,6 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
         elif r.results["stateful"].status != "unknown" and "stateful" not in r.first:
             _stateful(r, stage, notes, tick)
     run_token_values(r)  # last, in every profile
-
-
-def golden_under(policy: str, notes: list[str]) -> tuple[GoldenCase, ...]:
-    """The card's worked cases that hold under `policy`: those whose spec run it does not change.
-
-    A worked case states the card's answer; where another policy schedules differently, the
-    differential check judges the same workload under that policy instead.
-    """
-    cases = golden_cases()
-    if policy == DEFAULT_POLICY:
-        return cases
-    kept = [c for c in cases if expected_trace(with_policy(c.workload, policy)).steps ==
-            expected_trace(c.workload).steps]
-    if len(kept) < len(cases):
-        left = ", ".join(c.name for c in cases if c not in kept)
-        notes.append(f"golden: {len(cases) - len(kept)} of the card's worked cases ({left}) schedule differently "
-                     f"under policy {policy}, so they are left out; the other checks judge them under {policy}")
-    return tuple(replace(c, workload=with_policy(c.workload, policy)) for c in kept)
 
 
 def _smallest_scale_failure(r: Run, check: str, first: tuple[Vector, Finding],

@@ -6,19 +6,38 @@ the judging parts stay pure functions of observed traces.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from conformance.adapters import Factory, SchedulerUnderTest
 from conformance.checks.checkers import Finding, blame, expected_trace
 from conformance.drivers import run_workload
 from conformance.workloads.generators import ample_num_blocks, with_num_blocks
-from spec.golden import GoldenCase, check_case
-from spec.model import Config, Sample
-from spec.trace import Workload
+from spec.golden import GoldenCase, check_case, golden_cases
+from spec.model import DEFAULT_POLICY, Config, Sample
+from spec.trace import Workload, with_policy
 
 GOLDEN_FIELDS = ((("blocks_used", "num_blocks"), "I1"), (("num_computed",), "I3"), (("waiting", "running"), "I5"),
                  (("num_preemptions",), "P1.preempt"),
                  ((".output", "outputs"), "U.finish"))  # the rule a white-box field of the card belongs to
+
+
+def golden_under(policy: str, notes: list[str]) -> tuple[GoldenCase, ...]:
+    """The card's worked cases that hold under `policy`: those whose spec run it does not change.
+
+    A worked case states the card's answer; where another policy schedules differently, the
+    differential check judges the same workload under that policy instead.
+    """
+    cases = golden_cases()
+    if policy == DEFAULT_POLICY:
+        return cases
+    kept = [c for c in cases if expected_trace(with_policy(c.workload, policy)).steps ==
+            expected_trace(c.workload).steps]
+    if len(kept) < len(cases):
+        left = ", ".join(c.name for c in cases if c not in kept)
+        notes.append(f"golden: {len(cases) - len(kept)} of the card's worked cases ({left}) schedule differently "
+                     f"under policy {policy}, so they are left out; the other checks judge them under {policy}")
+    return tuple(replace(c, workload=with_policy(c.workload, policy)) for c in kept)
 
 
 def golden(case: GoldenCase, factory: Factory, white_box: bool = True) -> list[Finding]:

@@ -19,13 +19,14 @@ from typing import Any
 
 from conformance.adapters import Factory, LoadError, load_target
 from conformance.checks.diagnosis import diagnosis_lines
+from conformance.cli.policy import add_policy_argument, rerun_flags
 from conformance.profiles import PROFILES
 from conformance.reports.report import EXIT_USAGE, Report
 from conformance.reports.traces import render, write_all
 from conformance.suite import run
 from conformance.wire import cli as wire
 from conformance.workloads.corpus import families_except, family_arg
-from spec.model import DEFAULT_POLICY, POLICIES
+from spec.model import DEFAULT_POLICY
 from spec.trace import RULES_VERSION, Workload
 
 
@@ -46,18 +47,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude-family", metavar="FAMILY", action="append", type=family_arg, default=[],
                         help="leave this corpus family out (repeatable), e.g. counterexamples: the mutants' own "
                         "pinned counterexamples, to measure what the other sources find on their own")
-
-
-def add_policy_argument(parser: argparse.ArgumentParser, default: str | None) -> None:
-    """--policy, shared by check, replay, grade and prove (docs/rules.md, "Policies")."""
-    parser.add_argument("--policy", choices=sorted(POLICIES), default=default,
-                        help="the rules to judge by: " + "; ".join(f"{k}: {v}" for k, v in POLICIES.items()) +
-                        f" (default: {default or 'the one the trace records'})")
-
-
-def rerun_flags(policy: str) -> str:
-    """What a rerun hint adds to the target as typed, so following it judges by the same rules."""
-    return "" if policy == DEFAULT_POLICY else f" --policy {policy}"
 
 
 class _Progress:

@@ -18,7 +18,8 @@ from conformance.adapters import LoadError, load_target
 from conformance.checks import history
 from conformance.checks.history import parse_prelude, run_prelude
 from conformance.checks.workload import check_workload, probe_white_box
-from conformance.cli.check import add_policy_argument, write_html
+from conformance.cli.check import write_html
+from conformance.cli.policy import add_policy_argument
 from conformance.reports.report import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, Counterexample
 from conformance.reports.traces import render
 from conformance.wire import cli as wire
@@ -32,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "or 'spec'; or give --wire CMD instead")
     parser.add_argument("--adapter", metavar="FILE", help="a custom adapter file defining open_target(target)")
     wire.add_arguments(parser)
-    add_policy_argument(parser, default=None)
+    add_policy_argument(parser, default=None, otherwise="the policy the trace records")
     parser.add_argument("--black-box", action="store_true", help="use no white-box attribute")
     parser.add_argument("--html", metavar="OUT", help="write the replayed run as a page to step through in a browser")
 

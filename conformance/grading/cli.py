@@ -10,11 +10,12 @@ from concurrent.futures import Executor
 from contextlib import ExitStack
 from pathlib import Path
 
+from conformance.cli.policy import add_policy_argument
 from conformance.grading.batch import grade_all, in_shard, parse_shard
 from conformance.grading.collect import collect
 from conformance.grading.heldout import SEED_ENV, SeedError, fingerprint, held_out_seed
 from conformance.grading.records import statuses, write_summary
-from conformance.grading.rubric import RubricError, load_rubric
+from conformance.grading.rubric import RubricError, load_rubric, under_policy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", default=None, choices=("quick", "default", "thorough"),
                         help="exploration beyond the corpus (default: the rubric's); never changes the corpus score "
                              "unless the rubric counts exploration")
+    add_policy_argument(parser, default=None, otherwise="the rubric's policy, p07 unless it sets one")
     parser.add_argument("--force", action="store_true", help="regrade entries already graded with this rubric")
     parser.add_argument("--shard", metavar="i/N", help="grade only shard i of N (merge with `schedcheck merge`)")
     parser.add_argument("--executor", choices=("local", "dask"), default="local",
@@ -61,6 +63,8 @@ def main(args: argparse.Namespace) -> int:
 
     try:
         rubric = load_rubric(args.rubric)
+        if args.policy is not None:
+            rubric = under_policy(rubric, args.policy)
         check_scope(rubric)
         shard = parse_shard(args.shard) if args.shard else (0, 1)
     except (RubricError, ValueError) as e:

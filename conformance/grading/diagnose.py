@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from conformance.adapters import Factory
-from conformance.catalog import BY_NAME
+from conformance.catalog import bug_named
 from conformance.checks import checkers
 from conformance.checks.checkers import Finding
 from conformance.checks.diagnosis import Evidence, black_box, mutant_factory
@@ -50,7 +50,7 @@ def diagnose(failing: list[tuple[Workload, dict[str, Any]]]) -> tuple[str, ...]:
     kept = [name for name in result.consistent
             if all(_same_run(name, ev.workload, observed[id(ev.workload)]) for ev in evidence)]
     names = kept or list(result.consistent)  # whole-run equality only narrows; it never empties the answer
-    return tuple(f"{name}: {BY_NAME[name].symptom}. Hint: {BY_NAME[name].hint}" for name in names)
+    return tuple(f"{name}: {bug_named(name).symptom}. Hint: {bug_named(name).hint}" for name in names)
 
 
 def _same_run(name: str, w: Workload, observed: dict[str, Any]) -> bool:

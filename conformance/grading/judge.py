@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.checks import checkers
+from conformance.checks.probes import golden_under
 from conformance.grading.collect import Entry
 from conformance.grading.diagnose import diagnose
 from conformance.grading.escape import md
@@ -34,8 +35,8 @@ from conformance.workloads.corpus import CORPUS_DIR, PROBE_EVERY, features, load
 from conformance.workloads.generators import ample_num_blocks, with_num_blocks
 from conformance.workloads.sentinels import TAG as SENTINEL_TAG
 from conformance.workloads.sentinels import sentinel_workloads
-from spec.golden import golden_cases
-from spec.trace import Workload, workload_from_json, workload_to_json
+from spec.model import DEFAULT_POLICY
+from spec.trace import Workload, with_policy, workload_from_json, workload_to_json
 
 __all__ = ["Case", "category", "check_scope", "corpus_cases", "corpus_id", "grade_one", "in_scope", "judge_case",
            "limits_for", "observed_trace", "run_notes", "score_item", "with_profile"]
@@ -50,20 +51,22 @@ def corpus_id() -> str:
 
 
 @lru_cache(maxsize=2)
-def corpus_cases(corpus: str, held_out: int = 0,
-                 held_out_seed: int | None = None) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
-    """The cases of the corpus (golden first, then the held-out ones) and every workload the sandbox runs."""
+def corpus_cases(corpus: str, held_out: int = 0, held_out_seed: int | None = None,
+                 policy: str = DEFAULT_POLICY) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
+    """The cases of the corpus (golden first, then the held-out ones) and every workload the sandbox runs,
+    each judged under `policy` (the card's worked cases only where that policy schedules them alike)."""
     if corpus != corpus_id():
         raise RubricError(f"the rubric grades on corpus {corpus!r} but this schedcheck ships {corpus_id()!r}; "
                           "use the schedcheck release that has it, or update the rubric's corpus field")
     cases: list[Case] = [Case(f"golden/{g.name}", g.workload, ("golden", *features(g.workload)), g)
-                         for g in golden_cases()]
+                         for g in golden_under(policy, [])]
     vectors, _ = load_corpus()
     cases += [Case(v.vector_id, v.workload, v.workload.tags or features(v.workload)) for v in vectors]
     cases += [Case(f"{SENTINEL_TAG}/{w.name}", w, (SENTINEL_TAG, *features(w))) for w in sentinel_workloads()]
     if held_out:
         assert held_out_seed is not None
         cases += held_out_cases(held_out_seed, held_out)
+    cases = [replace(c, workload=with_policy(c.workload, policy)) for c in cases]
     runs: list[Workload | dict[str, Any]] = [c.workload for c in cases]
     out = []
     for i, c in enumerate(cases):
@@ -89,13 +92,14 @@ def run_workloads(runs: tuple[Workload | dict[str, Any], ...]) -> tuple[Workload
 
 def grading_cases(rubric: Rubric) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
     """corpus_cases for a rubric, its held-out cases drawn from this deployment's secret seed."""
-    return corpus_cases(rubric.corpus, rubric.held_out, held_out_seed()[0] if rubric.held_out else None)
+    return corpus_cases(rubric.corpus, rubric.held_out, held_out_seed()[0] if rubric.held_out else None,
+                        rubric.policy)
 
 
 def check_scope(rubric: Rubric) -> None:
     """Refuse a rubric with an item that no corpus case falls in (it would give free points)."""
     deployment()  # a bad SCHEDCHECK_ISOLATION or SCHEDCHECK_HIDE is refused before any grading
-    cases, _ = corpus_cases(rubric.corpus)
+    cases, _ = corpus_cases(rubric.corpus, policy=rubric.policy)
     empty = [i.id for i in rubric.items if not any(in_scope(i, c) for c in cases)]
     if empty:
         tags = sorted({t for c in cases for t in c.tags})

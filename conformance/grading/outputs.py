@@ -27,6 +27,7 @@ from conformance.grading.escape import (
     xml_text,
 )
 from conformance.grading.rubric import VISIBILITIES, Item, Rubric
+from spec.model import DEFAULT_POLICY
 
 # crashed: the submission died on a case; timeout: over its limit; not submitted: no p07_scheduler.py;
 # does not load: importing it failed, so nothing ran
@@ -96,6 +97,7 @@ def gradescope_results(g: Grade, stable: bool = False) -> dict[str, object]:
         "test_output_format": "md",
         "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
         "extra_data": {"schedcheck": {"corpus": g.rubric.corpus, "rubric_sha256": g.rubric.digest,
+                                      "policy": g.rubric.policy,
                                       "isolation": g.isolation, "diagnosis": list(g.diagnosis)}},
     }
     if not stable:
@@ -175,7 +177,8 @@ def summary_md(g: Grade, student: bool = False) -> str:
 def report_md(g: Grade) -> str:
     """The student's full report: the summary, each item's findings, the counterexample, exploration."""
     parts = [f"# schedcheck report: {md(g.submission)}", "", summary_md(g), "",
-             f"Isolation in force: {md_code(g.isolation, 60)}. Rubric sha256 `{g.rubric.digest[:12]}`."]
+             f"Isolation in force: {md_code(g.isolation, 60)}. Rubric sha256 `{g.rubric.digest[:12]}`." +
+             ("" if g.rubric.policy == DEFAULT_POLICY else f" Judged under policy `{g.rubric.policy}`.")]
     for r in g.items:
         parts += ["", f"## {md_cell(r.item.name)}: {r.score:g} / {r.item.points:g} ({r.status})", "",
                   r.output or "All passed."]

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+from spec.model import DEFAULT_POLICY, POLICIES
 
 DEFAULT_RUBRIC = Path(__file__).with_name("rubric.toml")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -54,6 +56,7 @@ class Rubric:
     explore_profile: str
     digest: str  # sha256 of the file: a grade names the exact rubric it used
     held_out: int = 0  # held-out cases drawn from the instructor's secret seed (conformance.grading.heldout)
+    policy: str = DEFAULT_POLICY  # the rules every case is judged by (docs/rules.md, "Policies")
 
     @property
     def total(self) -> float:
@@ -129,11 +132,22 @@ def parse_rubric(text: str, where: str = "rubric") -> Rubric:
     held_out = data.get("held_out", {}).get("count", 0)
     if isinstance(held_out, bool) or not isinstance(held_out, int) or not 0 <= held_out <= 1000:
         raise RubricError(f"{where}.held_out.count must be an int from 0 to 1000, got {held_out!r}")
+    policy = data.get("policy", DEFAULT_POLICY)
+    if type(policy) is not str or policy not in POLICIES:
+        raise RubricError(f"{where}.policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     return Rubric(
         version=int(data.get("version", 1)), corpus=str(_req(data, "corpus", str, where)), scoring=scoring,
         items=tuple(items), limits=limits, explore=bool(explore.get("enabled", True)),
         explore_counts=bool(explore.get("count", False)), explore_profile=str(explore.get("profile", "quick")),
-        digest=hashlib.sha256(text.encode()).hexdigest(), held_out=held_out)
+        digest=hashlib.sha256(text.encode()).hexdigest(), held_out=held_out, policy=policy)
+
+
+def under_policy(rubric: Rubric, policy: str) -> Rubric:
+    """The rubric judged by `policy` (grade --policy); its digest changes, so a regrade never mixes policies."""
+    if policy == rubric.policy:
+        return rubric
+    digest = hashlib.sha256(f"{rubric.digest}\npolicy={policy}".encode()).hexdigest()
+    return replace(rubric, policy=policy, digest=digest)
 
 
 def load_rubric(path: str | Path | None = None) -> Rubric:

@@ -137,3 +137,20 @@ def test_impl_every_mutant_and_every_hostile_case_grade_to_completion(tmp_path):
                                                          for i in grades[f"hostile_{name}"]["items"]), name
     for name in ("output_flood", "monkeypatch_builtins", "results_json"):
         assert grades[f"hostile_{name}"]["score"] == 100, name
+
+
+def test_grading_under_a_policy_judges_every_case_by_it(tmp_path):
+    """The card's reference loses points under vllm-v1 and the vllm-v1 mutant gets them all; the record says so."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(CORRECT, subs / "impl.py")
+    (subs / "v1.py").write_text(flatten("no_admission_after_preemption"))
+    rubric = tight_rubric(tmp_path)
+    grades = grade(subs, tmp_path / "out", rubric, "--policy", "vllm-v1")
+    assert grades["v1"]["score"] == 100 and grades["v1"]["policy"] == "vllm-v1", grades["v1"]["diagnosis"]
+    assert grades["impl"]["score"] < 100
+    assert any(d.startswith("policy:p07:") for d in grades["impl"]["diagnosis"]), grades["impl"]["diagnosis"]
+    assert "Judged under policy `vllm-v1`" in (tmp_path / "out" / "impl" / "report.md").read_text()
+    card = grade(subs, tmp_path / "card", rubric)  # the same rubric under the card: the other way round
+    assert card["impl"]["score"] == 100 and card["v1"]["score"] < 100 and card["v1"]["policy"] == "p07"
+    assert card["impl"]["rubric_sha256"] != grades["impl"]["rubric_sha256"]  # a regrade never mixes policies
