@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any
 
 from conformance.adapters import Factory, SchedulerUnderTest, contents, seq_fields
+from conformance.capabilities import capabilities_of
 from conformance.checks.checkers import Finding
 from conformance.checks.probes import first_difference
 from conformance.drivers import OBSERVED_FORMAT, Recorder, batch_pairs, batch_problem, raised, run_workload
@@ -105,6 +106,8 @@ class _Lane:
                                     "white_box_error": None}
         self.call = "create"
         self.sut: SchedulerUnderTest = self.guard(lambda: factory(w.config, self.sample), 0)
+        self.idle_calls = capabilities_of(self.sut).idle_schedule
+        self.open: set[str] = set()  # added and not yet reported finished
 
     def live(self) -> bool:
         """Whether this lane takes the next step: no error, not done, not at its limit."""
@@ -128,11 +131,18 @@ class _Lane:
             self.call = f"add({r.seq_id!r})"
             self.guard(partial(self.sut.add, r.seq_id, r.prompt_len, r.max_tokens), step)
             record["added"].append(r.seq_id)
+            self.open.add(r.seq_id)
+        if not self.open and not self.idle_calls:  # the engine's contract: no schedule() with nothing to do
+            record.update(schedule=[], idle=True)
+            return
         self.call = "schedule"
         got = self.guard(self.sut.schedule, step)
         record["schedule"] = batch_pairs(got) if batch_problem(got) is None else None
 
     def update(self, step: int) -> None:
+        if self.steps[-1].get("idle"):
+            self.steps[-1].update(sampled=[], finished=[])
+            return
         self.call = "update"
         first = len(self.sample.calls)
         got = self.guard(self.sut.update, step)
@@ -140,6 +150,7 @@ class _Lane:
         if isinstance(got, list):
             self.steps[-1]["finished"] = list(got)
             self.run.finished(got)
+            self.open.difference_update(x for x in got if isinstance(x, str))
 
     def finish(self) -> dict[str, Any]:
         if self.obs["error"] is None and not self.run.done:

@@ -19,6 +19,7 @@ from hypothesis.errors import Flaky
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from conformance.adapters import Factory, SchedulerUnderTest
+from conformance.capabilities import capabilities_of
 from conformance.checks.whitebox import to_state
 from conformance.drivers import batch_pairs, batch_problem, finished_ids
 from conformance.limits import RUN_SECONDS, CallTimeout, time_limit
@@ -62,6 +63,8 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
             self.config: Config = Config(1, 1, 1, 1)
             self.state: State = initial_state(self.config)
             self.sut: SchedulerUnderTest | None = None
+            self.idle_calls = True  # the adapter's Capabilities.idle_schedule, read once it exists
+            self.open: set[str] = set()  # added and not yet finished, for an engine that must not be called idle
 
         def workload(self) -> Workload:
             return make_workload(self.config, self.requests, tags=("stateful",))
@@ -79,6 +82,7 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
                 self.sut = factory(config, _sample)
             except Exception as e:  # the submission's constructor: a finding
                 self.fail(f"creating the Scheduler raised {e!r}")
+            self.idle_calls = capabilities_of(self.sut).idle_schedule
 
         @rule(prompt_len=st.integers(1, 8), max_tokens=st.integers(1, 4))
         def add_request(self, prompt_len: int, max_tokens: int) -> None:
@@ -89,6 +93,7 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
             self.requests.append(Request(seq_id, prompt_len, max_tokens, self.steps + 1))
             self.state = add(self.state, seq_id, prompt_len, max_tokens)
             self.call(lambda sut: sut.add(seq_id, prompt_len, max_tokens), f"add({seq_id!r})")
+            self.open.add(seq_id)
 
         def call(self, fn: Any, what: str) -> Any:
             assert self.sut is not None
@@ -104,6 +109,9 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
         def step(self) -> None:
             self.steps += 1
             self.state, batch = schedule(self.state)
+            if not self.open and not self.idle_calls:  # the engine's contract: nothing to do, so no call
+                self.state, _ = update(self.state, _sample)  # the spec's step is empty too
+                return
             got = self.call(lambda sut: sut.schedule(), "schedule()")
             problem = batch_problem(got)  # read by its real items: the submission's own methods are never called
             if problem is not None:
@@ -113,6 +121,7 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
                 self.fail(f"step {self.steps}: schedule() returned {dict(pairs)}, the spec returns {dict(batch)}")
             self.state, done = update(self.state, _sample)
             finished = finished_ids(self.call(lambda sut: sut.update(), "update()"))
+            self.open.difference_update(finished or ())
             if finished != [q.seq_id for q in done]:
                 self.fail(f"step {self.steps}: update() returned {finished}, the spec finishes "
                           f"{[q.seq_id for q in done]}")

@@ -112,3 +112,44 @@ def test_a_malformed_capability_is_a_load_error_naming_it(tmp_path, capsys):
                     "def open_target(target):\n    return A\n")
     assert main(["check", "spec", "--adapter", str(path), "--quiet"]) == 2
     assert "A.capabilities must be a conformance.adapters.Capabilities, got dict" in capsys.readouterr().err
+
+
+STRICT_ADAPTER = '''
+from conformance.adapters import Capabilities, SpecAdapter
+
+class Strict(SpecAdapter):
+    """The spec behind an engine contract that asserts it is never asked to schedule with nothing to do."""
+    {declaration}
+    def __init__(self, config, sample):
+        super().__init__(config, sample)
+        self.live = set()
+
+    def add(self, seq_id, prompt_len, max_tokens):
+        super().add(seq_id, prompt_len, max_tokens)
+        self.live.add(seq_id)
+
+    def schedule(self):
+        assert self.live, "schedule() with nothing to do"
+        return super().schedule()
+
+    def update(self):
+        done = super().update()
+        self.live -= set(done)
+        return done
+
+def open_target(target):
+    return Strict
+'''
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_every_driver_honours_an_engine_that_must_not_be_called_idle(tmp_path, declared):
+    # the workload driver, the interleaved instances and the lockstep machine all make idle calls otherwise
+    path = tmp_path / "strict_adapter.py"
+    path.write_text(STRICT_ADAPTER.format(declaration="capabilities = Capabilities(idle_schedule=False)"
+                                          if declared else "pass"))
+    report = run("spec", "quick", adapter=str(path))
+    if declared:
+        assert report.verdict == "PASS", report.summary()
+    else:
+        assert report.checks["hygiene"].status == "fail" and report.checks["stateful"].status != "pass"
