@@ -6,7 +6,11 @@ the class (never from a submission's instance attributes) and honour it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from spec.model import Config, Sample
+from spec.trace import Workload
 
 
 class CapabilityError(Exception):
@@ -22,10 +26,26 @@ class Capabilities:
     """
 
     idle_schedule: bool = True  # False: never call schedule() while no added request is unfinished
+    max_prompt_len: int | None = None  # the longest prompt the engine can hold; None: any
+    max_num_blocks: int | None = None  # the largest KV cache the engine can build; None: any
 
     def __post_init__(self) -> None:
         if type(self.idle_schedule) is not bool:
             raise CapabilityError(f"Capabilities.idle_schedule must be True or False, got {self.idle_schedule!r}")
+        for name in ("max_prompt_len", "max_num_blocks"):
+            value = getattr(self, name)
+            if value is not None and (type(value) is not int or value < 1):
+                raise CapabilityError(f"Capabilities.{name} must be None or an int >= 1, got {value!r}")
+
+    def holds(self, workload: Workload) -> bool:
+        """Whether the engine can hold the workload at all; the suite leaves out the ones it cannot."""
+        prompts = max((r.prompt_len for r in workload.requests), default=0)
+        return (self.max_prompt_len is None or prompts <= self.max_prompt_len) and \
+            (self.max_num_blocks is None or workload.config.num_blocks <= self.max_num_blocks)
+
+    def limits(self) -> str:
+        """The declared sizes, for a note."""
+        return ", ".join(f"{n} {v}" for n in ("max_prompt_len", "max_num_blocks") if (v := getattr(self, n)))
 
 
 DEFAULT_CAPABILITIES = Capabilities()
@@ -38,3 +58,13 @@ def capabilities_of(sut: object) -> Capabilities:
         raise CapabilityError(f"{type(sut).__name__}.capabilities must be a conformance.adapters.Capabilities, "
                               f"got {type(caps).__name__}; write capabilities = Capabilities(idle_schedule=False)")
     return caps
+
+
+def declared(factory: Callable[[Config, Sample], object]) -> Capabilities:
+    """The capabilities of the instances `factory` makes, read from one made on a tiny config (the defaults
+    when making it fails: that failure is the checks' finding, on every workload)."""
+    try:
+        sut = factory(Config(4, 2, 2, 4), lambda seq_id, output: 0)
+    except Exception:
+        return DEFAULT_CAPABILITIES
+    return capabilities_of(sut)

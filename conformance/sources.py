@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from conformance.adapters import Factory
+from conformance.capabilities import DEFAULT_CAPABILITIES, Capabilities
 from conformance.checks.checkers import Finding
 from conformance.checks.workload import WORKLOAD_CHECKS, check_workload
 from conformance.limits import HangLedger
@@ -46,6 +47,8 @@ class Run:
     ledger: HangLedger = field(default_factory=lambda: HangLedger(HANGS_EXPLORING))
     complete: set[str] = field(default_factory=set)  # checks whose every source has run (the rest may stop early)
     policy: str = DEFAULT_POLICY  # every workload is judged under it (spec/model.py POLICIES)
+    capabilities: Capabilities = DEFAULT_CAPABILITIES  # the adapter's: workloads it cannot hold are left out
+    left_out: int = 0  # generated workloads left out because the engine cannot hold them
 
     def record(self, check: str, workload: Workload, finding: Finding | None, source: str) -> None:
         result = self.results[check]
@@ -99,6 +102,9 @@ def _check_generated(r: Run, w: Workload, source: str) -> None:
     if not open_checks:
         return
     w = with_policy(w, r.policy)  # generated under the card's config; judged under the run's policy
+    if not r.capabilities.holds(w):
+        r.left_out += 1
+        return
     found = check_workload(w, r.factory, r.white_box, only=open_checks)
     for check, finding in found.items():
         r.record(check, w, finding, source)

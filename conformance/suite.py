@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from conformance.adapters import LoadError, load_target
-from conformance.capabilities import CapabilityError
+from conformance.capabilities import CapabilityError, declared
 from conformance.checks import probes
 from conformance.checks.checkers import CHECKS, Finding
 from conformance.checks.diagnosis import diagnose_report, history_prelude
@@ -80,7 +80,7 @@ def _diagnose(report: Report, r: Run, stopped: bool) -> None:
     """Name the known bugs consistent with the findings; not for a submission that hangs (it would run it more)."""
     try:
         if not stopped:
-            report.diagnosis = diagnose_report(report, r.factory, r.failed_features).to_json()
+            report.diagnosis = diagnose_report(report, r.factory, r.failed_features, r.capabilities.holds).to_json()
             return
     except HangLimit:
         pass
@@ -109,8 +109,10 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
         r.white_box = report.white_box = False
         results["invariants"].status = "skipped"
     white_box = r.white_box
+    if r.adapter is not None:  # a submission's own class never declares anything: no extra instance for it
+        r.capabilities = declared(factory)
 
-    cases = probes.golden_under(r.policy, notes)
+    cases = [c for c in probes.golden_under(r.policy, notes) if r.capabilities.holds(c.workload)]
     for i, case in enumerate(cases):
         found = probes.golden(case, factory, white_box)
         r.record("golden", case.workload, found[0] if found else None, f"golden/{case.name}")
@@ -121,6 +123,11 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
 
     vectors, corpus_notes = load_corpus(families=families)
     vectors = [replace(v, workload=with_policy(v.workload, r.policy)) for v in vectors]
+    held = [v for v in vectors if r.capabilities.holds(v.workload)]
+    if len(held) < len(vectors):
+        notes.append(f"{len(vectors) - len(held)} corpus vectors left out: the adapter declares the engine holds "
+                     f"at most {r.capabilities.limits()} (docs/adapters.md, Capabilities)")
+        vectors = held
     report.vectors = len(vectors)
     corpus_start = time.perf_counter() - r.started
     notes += corpus_notes
@@ -149,6 +156,9 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
         elif r.results["stateful"].status != "unknown" and "stateful" not in r.first:
             _stateful(r, stage, notes, tick)
     run_token_values(r)  # last, in every profile
+    if r.left_out:
+        notes.append(f"{r.left_out} generated workloads left out: larger than the engine holds "
+                     f"({r.capabilities.limits()})")
 
 
 def _smallest_scale_failure(r: Run, check: str, first: tuple[Vector, Finding],

@@ -215,20 +215,23 @@ def _factory(name: str) -> Factory:
     return factory
 
 
-def search_space() -> Iterator[tuple[str, Workload]]:
-    """Workloads to tell candidates apart: the frozen corpus, then the small exhaustive scope."""
+def search_space(holds: Callable[[Workload], bool] = lambda w: True) -> Iterator[tuple[str, Workload]]:
+    """Workloads to tell candidates apart: the frozen corpus, then the small exhaustive scope (those the
+    target can hold: `holds` is its adapter's Capabilities.holds)."""
     from conformance.workloads.corpus import load_corpus
     from conformance.workloads.exhaustive import SMALL, small_scope
 
     vectors, _ = load_corpus()
     for v in vectors:
-        yield f"corpus/{v.vector_id}", v.workload
+        if holds(v.workload):
+            yield f"corpus/{v.vector_id}", v.workload
     for w in small_scope(SMALL):
         yield "exhaustive", w
 
 
 def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reproduce,
-             features: dict[str, set[str]] | None = None) -> Diagnosis:
+             features: dict[str, set[str]] | None = None, holds: Callable[[Workload], bool] = lambda w: True
+             ) -> Diagnosis:
     """Diagnose a set of findings; with the submission's factory, tell several candidates apart."""
     from conformance.workloads.corpus import features as workload_features  # the corpus matrix's tags
     bugs_of = [reproducing_bugs(ev, rerun) for ev in evidence]
@@ -238,14 +241,14 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
     kept, searched = consistent, 0
     if len(consistent) > 1 and submission is not None:
         kept, separations = same_checks_fail(consistent, submission, evidence)
-        kept, more, searched = tell_apart(kept, submission, search_space())
+        kept, more, searched = tell_apart(kept, submission, search_space(holds))
         separations += more
     causes = group_causes(evidence, bugs_of)
     for c in causes:
         if len(kept) >= 1 and set(kept) <= set(c.bugs):
             c.bugs = kept
         elif len(c.bugs) > 1 and submission is not None:  # one cause of several: tell its candidates apart
-            narrowed, more, n = tell_apart(c.bugs, submission, search_space())
+            narrowed, more, n = tell_apart(c.bugs, submission, search_space(holds))
             c.bugs = narrowed or c.bugs  # the other causes may hide it on every separating workload
             separations += more
             searched += n
@@ -254,11 +257,12 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
     return Diagnosis(consistent, kept, separations, causes, searched)
 
 
-def diagnose_report(report: Any, factory: Factory, features: dict[str, set[str]] | None = None) -> Diagnosis:
+def diagnose_report(report: Any, factory: Factory, features: dict[str, set[str]] | None = None,
+                    holds: Callable[[Workload], bool] = lambda w: True) -> Diagnosis:
     """The diagnosis of a conformance report's counterexamples (see conformance.suite.run)."""
     evidence = [Evidence(cx.check, cx.workload, cx.finding, cx.source) for cx in report.counterexamples]
     white_box = bool(report.white_box)
-    return diagnose(evidence, factory, lambda f, ev: reproduce(f, ev, white_box), features)
+    return diagnose(evidence, factory, lambda f, ev: reproduce(f, ev, white_box), features, holds)
 
 
 def diagnosis_lines(diagnosis: dict[str, Any]) -> list[str]:
