@@ -148,7 +148,8 @@ UNUSED = _Unused()
 class NanoVllmAdapter:
     """One nano-vllm Scheduler; the driver's calls translated to the ones LLMEngine.step() makes."""
 
-    capabilities = Capabilities(idle_schedule=False)  # scheduler.py: `assert scheduled_seqs` with nothing to do
+    # scheduler.py asserts `scheduled_seqs` when it has nothing to do; larger sizes are not built (above)
+    capabilities = Capabilities(idle_schedule=False, max_prompt_len=MAX_PROMPT_TOKENS, max_num_blocks=MAX_KV_BLOCKS)
 
     def __init__(self, engine: NanoVllm, config: Config, sample: Sample, strict: bool = False) -> None:
         if strict and config.block_size % ENGINE_BLOCK_MULTIPLE:
