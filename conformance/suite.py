@@ -208,6 +208,9 @@ def _counterexamples(r: Run, tick: Progress) -> None:
                 predicate(check, r.factory, r.white_box)
             w, finding = shrink(w, finding, _runnable_only(fails))
         r.results[check].status = "fail"
+        if w.config.policy != r.policy:  # a counterexample judged by other rules would explain nothing
+            raise AssertionError(f"{check}: the counterexample is under policy {w.config.policy}, the run under "
+                                 f"{r.policy}: a source or the shrinker dropped the policy")
         cx = Counterexample(check, finding, w, source)
         try:
             cx.prelude, note = history_prelude(r.target, r.adapter, cx, r.white_box)

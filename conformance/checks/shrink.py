@@ -11,6 +11,7 @@ failure always shrinks to the same counterexample.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 from conformance.checks.checkers import Finding, expected_trace
 from conformance.drivers import STEP_CAP, runnable, step_cap
@@ -62,11 +63,10 @@ def rebuild(w: Workload, config: Config | None = None, requests: tuple[Request, 
         return None
 
 
-def _config(c: Config, **changes: int | str | None) -> Config | None:
-    values = {"num_blocks": c.num_blocks, "block_size": c.block_size, "max_num_seqs": c.max_num_seqs,
-              "max_num_batched_tokens": c.max_num_batched_tokens, "eos": c.eos, "policy": c.policy, **changes}
+def _config(c: Config, **changes: int | None) -> Config | None:
+    """`c` with some fields changed and the rest (the policy among them) kept; None when that is not a config."""
     try:
-        return Config(**values)  # type: ignore[arg-type]
+        return replace(c, **changes)  # type: ignore[arg-type]
     except SpecError:
         return None
 

@@ -153,3 +153,19 @@ def test_every_driver_honours_an_engine_that_must_not_be_called_idle(tmp_path, d
         assert report.verdict == "PASS", report.summary()
     else:
         assert report.checks["hygiene"].status == "fail" and report.checks["stateful"].status != "pass"
+
+
+def test_the_shrinker_keeps_the_policy_while_it_shrinks_the_config():
+    from conformance.adapters import load_target
+    from conformance.checks.shrink import shrink
+    from conformance.checks.workload import predicate
+
+    w = make_workload(Config(4, 2, 4, 5, policy="vllm-v1"),
+                      [Request("a1", 1, 3), Request("a2", 3, 3), Request("a3", 2, 2, arrival=5)])
+    fails = predicate("differential", load_target("impl"), False)  # the card's scheduler, judged by vllm-v1
+    finding = fails(w)
+    assert finding is not None and finding.rule == "P2.policy"
+    small, _ = shrink(w, finding, fails)
+    assert small.config.policy == "vllm-v1"
+    # a candidate config that lost the policy would pass (impl follows the card) and never be kept
+    assert small.config.max_num_seqs < 4 and len(small.requests) == 2, small

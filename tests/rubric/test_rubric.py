@@ -98,3 +98,15 @@ def test_deployment_settings_reach_the_sandbox_limits(monkeypatch):
     monkeypatch.setenv("SCHEDCHECK_HIDE", "/autograder:/srv/x")
     limits = limits_for(load_rubric())
     assert limits.isolation == "process-group" and limits.hide == ("/autograder", "/srv/x")
+
+
+def test_a_rubric_names_its_policy_and_an_unknown_one_is_refused():
+    from conformance.grading.rubric import DEFAULT_RUBRIC, RubricError, parse_rubric, under_policy
+
+    text = DEFAULT_RUBRIC.read_text()
+    assert parse_rubric(text).policy == "p07"
+    v1 = parse_rubric('policy = "vllm-v1"\n' + text)
+    assert v1.policy == "vllm-v1" and v1.digest != parse_rubric(text).digest
+    with pytest.raises(RubricError, match=r"rubric.policy must be one of p07, vllm-v1, got 'vllm'"):
+        parse_rubric('policy = "vllm"\n' + text)
+    assert under_policy(v1, "vllm-v1") is v1 and under_policy(parse_rubric(text), "vllm-v1").policy == "vllm-v1"
