@@ -4,7 +4,9 @@
 
 An adapter file defines ``open_target(target) -> factory``; the factory takes the
 workload's Config and sample function and returns an object with add, schedule,
-update, outputs and snapshot (see conformance/adapters.py, SchedulerUnderTest).
+update, outputs and snapshot (docs/adapters.md). The snapshot is white box: the
+engine's queues and counters, with num_computed as before the step's tokens (the
+engine advances it inside schedule(), so the scheduled count is subtracted until update()).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from conformance.adapters import load_module
 from spec.model import Config, Sample
+from spec.trace import SeqFields, Snapshot
 
 
 class EngineAdapter:
@@ -25,13 +28,17 @@ class EngineAdapter:
                                             eos_token_id=config.eos)
         self.sample = sample
         self.last: Any = None
-        self.missing = "EngineScheduler exposes no per-request status or queues in docs/api.md's form"
+        self.pending: dict[str, int] = {}  # scheduled but not yet applied: the snapshot shows num_computed before it
+        self.preemptions = 0
+        self.finished: list[str] = []
 
     def add(self, seq_id: str, prompt_len: int, max_tokens: int) -> None:
         self.sched.add_request(self.engine.Request(seq_id, prompt_len, max_tokens))
 
     def schedule(self) -> dict[str, int]:
         self.last = self.sched.schedule()
+        self.preemptions += self.last.num_preempted
+        self.pending = dict(self.last.num_scheduled_tokens)
         return dict(self.last.num_scheduled_tokens)
 
     def update(self) -> list[str]:
@@ -41,13 +48,25 @@ class EngineAdapter:
             req = self.sched.requests[rid]
             if req.num_computed_tokens == req.num_tokens:
                 sampled[rid] = self.sample(rid, tuple(req.output_token_ids))
-        return list(self.sched.update_from_output(self.last, sampled))
+        self.pending = {}
+        done = list(self.sched.update_from_output(self.last, sampled))
+        self.finished += done
+        return done
 
     def outputs(self) -> dict[str, list[int]]:
         return {rid: list(r.output_token_ids) for rid, r in self.sched.requests.items()}
 
-    def snapshot(self) -> None:
-        return None  # black box only: a note, not a failure
+    def snapshot(self) -> Snapshot:
+        s = self.sched
+        running = {r.request_id for r in s.running}
+        seqs: dict[str, SeqFields] = {
+            rid: {"num_computed": r.num_computed_tokens - self.pending.get(rid, 0), "num_tokens": r.num_tokens,
+                  "num_blocks": r.num_blocks, "output": list(r.output_token_ids),
+                  "status": "FINISHED" if r.finished else "RUNNING" if rid in running else "WAITING"}
+            for rid, r in sorted(s.requests.items())}
+        return {"blocks_used": s.used_blocks, "num_preemptions": self.preemptions,
+                "waiting": [r.request_id for r in s.waiting], "running": [r.request_id for r in s.running],
+                "finished": list(self.finished), "seqs": seqs}
 
 
 def open_target(target: str) -> Callable[[Config, Sample], EngineAdapter]:

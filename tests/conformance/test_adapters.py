@@ -33,11 +33,25 @@ def test_dotted_module_name_and_white_box_snapshot():
     assert obs["steps"][0]["after_update"]["blocks_used"] == 3
 
 
-def test_custom_adapter_file_without_white_box_access_gives_a_note_not_a_failure():
+def test_the_custom_adapter_example_is_white_box_with_num_computed_before_the_step():
     factory = load_target("examples/vllm_style/engine.py", "examples/vllm_style/adapter.py")
-    obs = run_workload(case_named("example2").workload, factory)
-    assert obs["error"] is None and obs["note"].startswith("white-box checks skipped")
+    w = case_named("example2").workload
+    obs = run_workload(w, factory)
+    assert obs["error"] is None and obs["note"] is None
     assert [s["schedule"] for s in obs["steps"]] == [[["a1", 2], ["a2", 3]], [["a1", 1]], [["a1", 1]], [["a2", 4]]]
+    spec = run_workload(w, load_target("spec"))  # the engine advances num_computed in schedule(); the adapter not
+    assert [s["after_schedule"] for s in obs["steps"]] == [s["after_schedule"] for s in spec["steps"]]
+
+
+def test_an_adapter_without_white_box_access_gives_a_note_not_a_failure(tmp_path):
+    p = tmp_path / "black_box_adapter.py"
+    p.write_text("from conformance.adapters import SpecAdapter\n"
+                 "class Black(SpecAdapter):\n    missing = 'the engine keeps no per-request block count'\n"
+                 "    def snapshot(self):\n        return None\n"
+                 "def open_target(target):\n    return Black\n")
+    obs = run_workload(case_named("example2").workload, load_target("spec", str(p)))
+    assert obs["error"] is None
+    assert obs["note"] == "white-box checks skipped: the engine keeps no per-request block count"
 
 
 def test_adapter_file_without_open_target_is_a_load_error(tmp_path):
