@@ -28,6 +28,7 @@ from conformance.grading.outputs import (
 )
 from conformance.grading.records import load_grade, write_grade
 from conformance.grading.rubric import Rubric
+from conformance.grading.warm import settle
 from conformance.sandbox.budget import submission_budget
 
 GradeOne = Callable[[Entry, Rubric], Grade]
@@ -76,6 +77,7 @@ class Safe:
 
     def __call__(self, entry: Entry, rubric: Rubric) -> Grade | GraderFailed:
         try:
+            settle()
             cpu, wall = budget_for(rubric)
             with submission_budget(cpu, wall):
                 return self.grade_one(entry, rubric)
@@ -165,10 +167,13 @@ def run_pool(todo: list[Entry], rubric: Rubric, safe: Safe, jobs: int, record: R
 
 
 def grade_all(entries: list[Entry], out: Path, rubric: Rubric, grade_one: GradeOne, jobs: int = 1,
-              executor: Executor | None = None, force: bool = False, progress: TextIO | None = sys.stderr) -> int:
+              executor: Executor | None = None, force: bool = False, progress: TextIO | None = sys.stderr,
+              warm: Callable[[Rubric], None] | None = None) -> int:
     """Grade every entry not already graded with this rubric; return how many were graded now.
 
     Entries that could not be graded are in summary.csv with status "grader error" (see statuses()).
+    `warm` makes the class's pure work before local worker processes are forked, so they inherit it
+    (conformance.grading.warm); if it fails, each worker makes that work itself.
     """
     out.mkdir(parents=True, exist_ok=True)
     todo = [e for e in entries if force or load_grade(out, e.name, rubric) is None]
@@ -185,6 +190,9 @@ def grade_all(entries: list[Entry], out: Path, rubric: Rubric, grade_one: GradeO
             except Exception as exc:  # noqa: BLE001 - a lost remote worker: this entry's failure
                 record(GraderFailed(futures[f].name, f"the grading worker failed: {exc!r}"))
     elif jobs > 1 and len(todo) > 1:
+        if warm is not None:
+            with contextlib.suppress(Exception):  # only a head start: a worker redoes what is missing
+                warm(rubric)
         run_pool(todo, rubric, safe, jobs, record, lambda: ProcessPoolExecutor(max_workers=jobs))
     else:
         for e in todo:

@@ -60,6 +60,7 @@ def dask_executor(stack: ExitStack, jobs: int, address: str | None) -> Executor:
 
 def main(args: argparse.Namespace) -> int:
     from conformance.grading.judge import check_scope, grade_one, with_profile
+    from conformance.grading.warm import warm
 
     try:
         rubric = load_rubric(args.rubric)
@@ -95,7 +96,7 @@ def main(args: argparse.Namespace) -> int:
         executor = dask_executor(stack, args.jobs, args.scheduler_address) if args.executor == "dask" else None
         if not out.exists():
             out.mkdir(parents=True, mode=0o700)  # grades are the instructor's: no other uid may read them
-        grade_all(entries, out, rubric, grade_one, jobs=args.jobs, executor=executor, force=args.force)
+        grade_all(entries, out, rubric, grade_one, jobs=args.jobs, executor=executor, force=args.force, warm=warm)
     grades = write_summary(out, rubric)
     status = statuses(out)
     failed = sorted(n for n, s in status.items() if s == "grader error")

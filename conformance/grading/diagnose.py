@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from conformance.adapters import Factory
-from conformance.catalog import bug_named
+from conformance.catalog import CATALOG, bug_named
 from conformance.checks import checkers
 from conformance.checks.checkers import Finding
 from conformance.checks.diagnosis import Evidence, black_box, mutant_factory
@@ -56,3 +56,9 @@ def diagnose(failing: list[tuple[Workload, dict[str, Any]]]) -> tuple[str, ...]:
 def _same_run(name: str, w: Workload, observed: dict[str, Any]) -> bool:
     factory = mutant_factory(name)
     return factory is not None and black_box(w, run_workload(w, factory, white_box=False)) == black_box(w, observed)
+
+
+def warm_mutants() -> None:
+    """Build every shipped mutant of the catalog now (conformance.grading.warm): the same for every submission."""
+    for bug in CATALOG:
+        mutant_factory(bug.name)

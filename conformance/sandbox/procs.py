@@ -15,7 +15,7 @@ import subprocess
 import time
 
 from conformance.sandbox.isolation import Isolation
-from conformance.sandbox.proctree import descendants
+from conformance.sandbox.proctree import descendants, stat_fields, walk
 
 
 def host_pid(root: int, inner: int) -> int | None:
@@ -34,8 +34,7 @@ def host_pid(root: int, inner: int) -> int | None:
 def strays(worker: int) -> list[int]:
     """Processes of the tree besides the worker and its supervisor: the worker's children and adopted orphans."""
     try:
-        with open(f"/proc/{worker}/stat", "rb") as f:
-            supervisor = int(f.read().rpartition(b")")[2].split()[1])
+        supervisor = int(stat_fields(worker)[1])
     except (OSError, ValueError, IndexError):
         return []
     return [p for p in descendants(supervisor) if p != worker]
@@ -66,14 +65,12 @@ def tree_cpu(pid: int) -> tuple[float, bool]:
     """CPU seconds of pid and every descendant (live ones, and those reaped inside the tree through their
     reaper's cutime/cstime), and whether any of them is running, waiting for a CPU (R) or for the disk (D)."""
     total, running = 0, False
-    for p in [pid, *descendants(pid)]:
+    for _, fields in walk(pid):
         try:
-            with open(f"/proc/{p}/stat", "rb") as f:
-                fields = f.read().rpartition(b")")[2].split()
-            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
-            running = running or fields[0] in (b"R", b"D")  # runnable, or waiting for the disk: not idle
-        except (OSError, ValueError, IndexError):
-            pass
+            total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])  # utime stime cutime cstime
+        except (ValueError, IndexError):
+            continue
+        running = running or fields[0] in (b"R", b"D")  # runnable, or waiting for the disk: not idle
     return total / TICK, running
 
 

@@ -1,0 +1,94 @@
+"""The parent's walk of a child's process tree (conformance.sandbox.proctree) finds what the plain walk finds.
+
+walk() reads each process's stat first and, for a process with one thread, its one children list
+without listing its threads; tree_cpu sums the CPU it reads there. Both must see every process of
+the tree, including a child forked from a second thread, and read a /proc list of any length.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.sandbox.procs import TICK, strays, tree_cpu
+from conformance.sandbox.proctree import descendants, read_proc, stat_fields, walk
+
+TREE = """
+import os, threading, time
+def fork_and_sleep():
+    if os.fork() == 0:
+        time.sleep(60)
+        os._exit(0)
+    time.sleep(60)
+if os.fork() == 0:  # a child of the main thread, which forks a grandchild
+    if os.fork() == 0:
+        time.sleep(60)
+        os._exit(0)
+    time.sleep(60)
+    os._exit(0)
+threading.Thread(target=fork_and_sleep, daemon=True).start()  # a child of a second thread
+sum(range(3 * 10**7))  # some CPU time of its own
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.fixture
+def tree() -> Iterator[subprocess.Popen[str]]:
+    proc = subprocess.Popen([sys.executable, "-c", TREE], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+    yield proc
+    for pid in descendants(proc.pid):
+        os.kill(pid, 9)
+    proc.kill()
+    proc.wait()
+
+
+def old_tree_cpu(pid: int) -> float:
+    """tree_cpu as it was written first: the whole walk by thread listings, then every stat read."""
+    total = 0
+    for p in [pid, *descendants(pid)]:
+        with open(f"/proc/{p}/stat", "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()
+        total += sum(int(x) for x in fields[11:15])
+    return total / TICK
+
+
+def test_walk_finds_every_process_of_the_tree(tree: subprocess.Popen[str]) -> None:
+    found = [pid for pid, _ in walk(tree.pid)]
+    assert found[0] == tree.pid
+    assert sorted(found[1:]) == sorted(descendants(tree.pid))
+    assert len(found) == 4  # the root, its two children (one from each thread), one grandchild
+    assert int(stat_fields(tree.pid)[17]) == 2  # the root has two threads: its lists are read by listing them
+
+
+def test_tree_cpu_sums_what_the_first_walk_summed(tree: subprocess.Popen[str]) -> None:
+    cpu, _ = tree_cpu(tree.pid)
+    assert cpu > 0
+    assert abs(cpu - old_tree_cpu(tree.pid)) <= 2 / TICK  # the tree is asleep: nothing but a tick between reads
+
+
+def test_strays_are_the_tree_below_a_supervisor_but_the_worker(tree: subprocess.Popen[str]) -> None:
+    kids = [p for p in descendants(tree.pid) if int(stat_fields(p)[1]) == tree.pid]
+    worker = kids[0]
+    assert sorted(strays(worker)) == sorted(p for p in descendants(tree.pid) if p != worker)
+
+
+def test_a_gone_process_has_no_tree() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    time.sleep(0.05)
+    assert walk(proc.pid) == [] and tree_cpu(proc.pid) == (0.0, False)
+
+
+def test_read_proc_reads_to_the_end(tmp_path: Path) -> None:
+    data = os.urandom(300_000)  # several chunks of 64 KiB
+    (tmp_path / "f").write_bytes(data)
+    assert read_proc(str(tmp_path / "f")) == data
+    assert read_proc(f"/proc/{os.getpid()}/stat").startswith(str(os.getpid()).encode())
