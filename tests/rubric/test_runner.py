@@ -171,7 +171,7 @@ def test_the_command_exits_non_zero_and_lists_every_entry_when_one_cannot_be_gra
     monkeypatch.setattr(judge, "grade_one", broken_grade)
     monkeypatch.setattr(judge, "check_scope", lambda rubric: None)
     args = argparse.Namespace(submissions=str(d), out=str(tmp_path / "out"), jobs=1, rubric=None, profile=None,
-                              force=False, shard=None, executor="local", scheduler_address=None)
+                              force=False, shard=None, executor="local", scheduler_address=None, policy=None)
     assert cli.main(args) == 1
     rows = {r["submission"]: r["status"] for r in csv.DictReader(io.StringIO((tmp_path / "out" / "summary.csv")
                                                                               .read_text()))}
