@@ -106,7 +106,11 @@ INTS = {int}
 
 def read_output(seq: Any, what: str) -> list[int]:
     """A copy of seq.output, a list of ints in range: checked in C, item by item only to name a bad one."""
-    out = seq.output
+    return output_items(seq.output, what)
+
+
+def output_items(out: Any, what: str) -> list[int]:
+    """read_output on the value of seq.output, already read."""
     if _type(out) is not list:
         raise SubmissionProtocolError(f"{what}.output must be a list, got {type_name(out)}")
     items: list[int] = list.copy(out)  # the real type is list: no method of it can be overridden
@@ -116,6 +120,7 @@ def read_output(seq: Any, what: str) -> list[int]:
 
 
 SEQ_FIELDS = ("num_computed", "num_tokens", "num_blocks", "status", "output")  # the order of a row read
+NO_REASONS: dict[str, str] = {}  # every field of a row was read (never filled)
 
 
 def read_field(seq: Any, name: str, seq_id: str) -> object:
@@ -126,19 +131,10 @@ def read_field(seq: Any, name: str, seq_id: str) -> object:
     return exact_int(getattr(seq, name), f"{seq_id}.{name}")
 
 
-def read_row(seq: Any, seq_id: str, attempt: Callable[[Callable[[], object], str, dict[str, str]], object]
-             ) -> tuple[list[object], dict[str, str]]:
-    """One sequence's row [num_computed, num_tokens, num_blocks, status, output] and why a field is unreadable.
-
-    The fields are read once, together; only when one fails are they read again one by one, to name it."""
-    try:
-        nc, nt, nb, status = seq.num_computed, seq.num_tokens, seq.num_blocks, seq.status.name
-        out = read_output(seq, seq_id)
-        if _type(nc) is _type(nt) is _type(nb) is int and _type(status) is str and _min(nc, nt, nb) > -BIG \
-                and _max(nc, nt, nb) < BIG:
-            return [nc, nt, nb, status[:64], out], {}
-    except BaseException:  # noqa: BLE001, S110 - a property may raise anything: read again field by field
-        pass
+def read_fields(seq: Any, seq_id: str, attempt: Callable[[Callable[[], object], str, dict[str, str]], object]
+                ) -> tuple[list[object], dict[str, str]]:
+    """A row read again field by field, each in its own attempt, so that the unreadable fields are named (the
+    first reading, in snapshot(), reads them together and fails as a whole)."""
     why: dict[str, str] = {}
     row = [attempt(lambda n=name: read_field(seq, n, seq_id), name, why) for name in SEQ_FIELDS]  # type: ignore[misc]
     return row, why
@@ -172,24 +168,45 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[obj
             why[name] = "{}: {}".format(*describe(e))
         return None
 
-    for name in ("blocks_used", "num_preemptions"):
-        value = attempt(lambda n=name: exact_int(getattr(sched, n), n), name, missing)  # type: ignore[misc]
-        if value is not None:
-            snap[name] = value
+    for name in ("blocks_used", "num_preemptions"):  # what attempt() does, written out: this runs at every call
+        try:
+            snap[name] = exact_int(getattr(sched, name), name)
+        except SubmissionProtocolError as e:
+            missing[name] = str(e)[:200]
+        except BaseException as e:  # noqa: BLE001 - a property may raise anything, even SystemExit
+            missing[name] = "{}: {}".format(*describe(e))
     same = []
     for queue in ("waiting", "running", "finished"):
-        ids: Any = attempt(lambda q=queue: read_ids(getattr(sched, q), q, seqs), queue, missing)  # type: ignore[misc]
         key = ("queue", queue)  # a tuple never equals a seq_id
-        if ids is None:
+        try:
+            ids: Any = read_ids(getattr(sched, queue), queue, seqs)
+        except SubmissionProtocolError as e:
+            missing[queue] = str(e)[:200]
             sent.pop(key, None)
-        elif sent.get(key) == ids:
+            continue
+        except BaseException as e:  # noqa: BLE001
+            missing[queue] = "{}: {}".format(*describe(e))
+            sent.pop(key, None)
+            continue
+        if sent.get(key) == ids:
             same.append(queue)
         else:
             snap[queue] = sent[key] = ids
     rows: dict[str, object] = {}
     seq_missing: dict[str, dict[str, str]] = {}
+    seq: Any
     for seq_id, seq in seqs.items():
-        row, why = read_row(seq, seq_id, attempt)
+        row: list[object] | None = None
+        try:  # the row's fields read together, once; this runs for every sequence at every call
+            nc, nt, nb, status = seq.num_computed, seq.num_tokens, seq.num_blocks, seq.status.name
+            out = output_items(seq.output, seq_id)
+            if _type(nc) is _type(nt) is _type(nb) is int and _type(status) is str and -BIG < nc < BIG \
+                    and -BIG < nt < BIG and -BIG < nb < BIG:
+                row, why = [nc, nt, nb, status[:64], out], NO_REASONS
+        except BaseException:  # noqa: BLE001, S110 - a property may raise anything: read again field by field
+            pass
+        if row is None:
+            row, why = read_fields(seq, seq_id, attempt)
         before = sent.get(seq_id)
         if before != row:
             rows[seq_id] = wire_row(before, row)

@@ -45,6 +45,24 @@ def prepare(workload: Workload | Mapping[str, Any], limits: Limits) -> Item:
     return w, workload_to_json(w), liveness_bound(w.requests) + limits.step_margin, probe
 
 
+_prepared: dict[tuple[int, int], tuple[tuple[Workload | Mapping[str, Any], ...], list[Item | None]]] = {}
+PREPARED_KEPT = 4  # tuples of workloads whose items are kept (a grade runs two: the corpus, the exploration)
+
+
+def prepared(workloads: Sequence[Workload | Mapping[str, Any]], limits: Limits) -> list[Item]:
+    """prepare() of every workload. In a tuple (a class's runs are the same tuples for every submission,
+    conformance.grading.judge), a Workload's item is made once: it depends only on the frozen workload
+    and the step margin. A workload given as JSON (a dict, which may change) is prepared every time."""
+    if not isinstance(workloads, tuple):
+        return [prepare(w, limits) for w in workloads]
+    key = (id(workloads), limits.step_margin)
+    if key not in _prepared or _prepared[key][0] is not workloads:  # the tuple is held: its id is not reused
+        while len(_prepared) >= PREPARED_KEPT:
+            del _prepared[next(iter(_prepared))]
+        _prepared[key] = (workloads, [prepare(w, limits) if isinstance(w, Workload) else None for w in workloads])
+    return [prepare(w, limits) if item is None else item for w, item in zip(workloads, _prepared[key][1], strict=True)]
+
+
 def read_submission(path: str | Path) -> tuple[bytes | WireProgram, str | None]:
     """The module's bytes, read without following a symlink and only up to SUBMISSION_MAX; for a folder
     with a wire.toml, the program's files and command (conformance.sandbox.program)."""
@@ -79,7 +97,7 @@ def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | M
     submission, problem = read_submission(submission_path)
     if isinstance(submission, WireProgram):  # the program, and the threads its runtime starts
         limits = replace(limits, processes=max(limits.processes, WIRE_PROCESSES))
-    items = [prepare(w, limits) for w in workloads]
+    items = prepared(workloads, limits)
     run = Run(detect(limits.isolation), limits, items)
     if problem is not None:
         run.fail_load(LoadFailure("unreadable", "", problem))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -65,6 +64,8 @@ class Program:
     """The running program: one JSON object per line each way, every reply read with a bounded length."""
 
     def __init__(self, argv: list[str], cwd: str) -> None:
+        import subprocess  # here, not at the top: the child of a Python submission never needs it
+
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd,
                                          close_fds=True)
@@ -117,6 +118,8 @@ class Program:
 
     def ended(self) -> str:
         """How the program stands after its stdout or stdin closed: usually exiting, so wait for it a moment."""
+        import subprocess
+
         try:  # briefly: a longer wait with nothing running would be taken for an idle tree
             code = self.proc.wait(timeout=0.2)
         except subprocess.TimeoutExpired:

@@ -1,0 +1,181 @@
+"""Work the sandbox's parent and child no longer repeat gives what repeating it gave.
+
+- snapshot() reads a row's fields together, written out in its loop: on every kind of row (readable,
+  a property that raises, a wrong type, a bad token, an int subclass) it returns what reading each row
+  through the first version of read_row returned, and reads the submission's attributes in the same order;
+- the parent's prepared items of a tuple of workloads are made once and equal fresh ones; a workload
+  given as a dict is prepared again every time, and another step margin or another tuple is not served
+  from them;
+- a probe question in the driver's own bytes is answered without parsing, with the message parsing gives.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from conformance.sandbox import readers, watch
+from conformance.sandbox.child import encode
+from conformance.sandbox.readers import SEQ_FIELDS, describe, read_field, snapshot
+from conformance.sandbox.run import prepare, prepared
+from conformance.sandbox.types import Limits
+from spec.model import Config
+from spec.trace import Request, make_workload, workload_to_json
+
+
+def first_read_row(seq: Any, seq_id: str, attempt: Any) -> tuple[list[object], dict[str, str]]:
+    """read_row as it was first written (the reference for the written-out reading)."""
+    try:
+        nc, nt, nb, status = seq.num_computed, seq.num_tokens, seq.num_blocks, seq.status.name
+        out = readers.read_output(seq, seq_id)
+        if type(nc) is type(nt) is type(nb) is int and type(status) is str and min(nc, nt, nb) > -readers.BIG \
+                and max(nc, nt, nb) < readers.BIG:
+            return [nc, nt, nb, status[:64], out], {}
+    except BaseException:  # noqa: BLE001, S110
+        pass
+    why: dict[str, str] = {}
+    row = [attempt(lambda n=name: read_field(seq, n, seq_id), name, why) for name in SEQ_FIELDS]
+    return row, why
+
+
+def first_snapshot(sched: Any, seqs: dict[str, Any], sent: dict[Any, Any]) -> dict[str, object]:
+    """snapshot() as it was first written."""
+    snap: dict[str, object] = {}
+    missing: dict[str, str] = {}
+
+    def attempt(read: Any, name: str, why: dict[str, str]) -> object:
+        try:
+            return read()
+        except readers.SubmissionProtocolError as e:
+            why[name] = str(e)[:200]
+        except BaseException as e:  # noqa: BLE001
+            why[name] = "{}: {}".format(*describe(e))
+        return None
+
+    for name in ("blocks_used", "num_preemptions"):
+        value = attempt(lambda n=name: readers.exact_int(getattr(sched, n), n), name, missing)
+        if value is not None:
+            snap[name] = value
+    same = []
+    for queue in ("waiting", "running", "finished"):
+        ids: Any = attempt(lambda q=queue: readers.read_ids(getattr(sched, q), q, seqs), queue, missing)
+        key = ("queue", queue)
+        if ids is None:
+            sent.pop(key, None)
+        elif sent.get(key) == ids:
+            same.append(queue)
+        else:
+            snap[queue] = sent[key] = ids
+    rows: dict[str, object] = {}
+    seq_missing: dict[str, dict[str, str]] = {}
+    for seq_id, seq in seqs.items():
+        row, why = first_read_row(seq, seq_id, attempt)
+        before = sent.get(seq_id)
+        if before != row:
+            rows[seq_id] = readers.wire_row(before, row)
+            sent[seq_id] = row
+            if why:
+                seq_missing[seq_id] = why
+    return {**snap, "seqs": rows, "same": same, "missing": missing, "seq_missing": seq_missing}
+
+
+class Status(enum.Enum):
+    WAITING = 0
+    RUNNING = 1
+
+
+class Loud(int):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = int.__hash__
+
+
+class Seq:
+    """A sequence whose every read is logged; `odd` picks a way for one field to be unreadable or wrong."""
+
+    def __init__(self, seq_id: str, log: list[str], odd: str = "") -> None:
+        self.seq_id, self._log, self._odd, self.calls = seq_id, log, odd, 0
+
+    def _read(self, name: str, value: object) -> object:
+        self._log.append(f"{self.seq_id}.{name}")
+        if self._odd == name + ":raise":
+            raise KeyError(name)
+        return value
+
+    num_computed = property(lambda s: s._read("num_computed", True if s._odd == "bool" else 3))
+    num_tokens = property(lambda s: s._read("num_tokens", 5))
+    num_blocks = property(lambda s: s._read("num_blocks", 2.0 if s._odd == "float" else 2))
+    status = property(lambda s: s._read("status", Status.RUNNING))
+
+    @property
+    def output(self) -> object:
+        self.calls += 1
+        out = {"token": [7, True], "loud": [7, Loud(8)], "huge": [1 << 200], "tuple": (7,)}.get(self._odd, [7, 8])
+        return self._read("output", out if self._odd != "grows" else [7] * self.calls)
+
+
+class Sched:
+    def __init__(self, seqs: list[Seq], log: list[str], odd: str = "") -> None:
+        self._seqs, self._log, self._odd = seqs, log, odd
+
+    def __getattr__(self, name: str) -> object:
+        self._log.append(name)
+        if self._odd == name:
+            raise RuntimeError(f"no {name}")
+        values = {"blocks_used": 4, "num_preemptions": 0, "waiting": __import__("collections").deque(),
+                  "running": list(self._seqs), "finished": []}
+        return values[name] if self._odd != "types" else str(values[name])
+
+
+ODD = ["", "bool", "float", "token", "loud", "huge", "tuple", "grows", "num_tokens:raise", "status:raise",
+       "output:raise"]
+
+
+@pytest.mark.parametrize("sched_odd", ["", "blocks_used", "running", "types"])
+def test_the_written_out_reading_is_the_first_one(sched_odd: str) -> None:
+    results = []
+    for how in (first_snapshot, snapshot):
+        log: list[str] = []
+        seqs = {f"s{i}": Seq(f"s{i}", log, odd) for i, odd in enumerate(ODD)}
+        sched, sent = Sched(list(seqs.values()), log, sched_odd), {}
+        snaps = [json.loads(encode(how(sched, seqs, sent))) for _ in range(3)]  # later ones send changes only
+        results.append((snaps, log, sent))
+    assert results[0] == results[1]
+
+
+WORKLOADS = tuple(make_workload(Config(8, 2, 4, 16), [Request(f"r{j}", 3 + i, 2) for j in range(i + 1)])
+                  for i in range(4))
+
+
+def test_prepared_items_are_the_fresh_ones_and_a_changed_input_is_prepared_again() -> None:
+    as_json = workload_to_json(WORKLOADS[1])
+    runs = (*WORKLOADS, {**as_json, "probe": "mutate"})
+    fresh = [prepare(w, Limits()) for w in runs]
+    assert prepared(runs, Limits()) == fresh and prepared(runs, Limits()) == fresh
+    assert [i[0] for i in prepared(runs, Limits())[:4]] == list(WORKLOADS)
+    wider = prepared(runs, Limits(step_margin=40))  # another margin: other step caps, not the items above
+    assert [i[2] for i in wider] == [i[2] + 24 for i in fresh]
+    runs[-1]["config"] = {**runs[-1]["config"], "num_blocks": 9}  # a dict may change: it is read again
+    assert prepared(runs, Limits())[-1] == prepare(runs[-1], Limits()) != fresh[-1]
+    again = tuple(WORKLOADS)  # an equal tuple is another object: its items are made for it
+    assert prepared(again, Limits()) == fresh[:4]
+    listed = list(WORKLOADS)
+    assert prepared(listed, Limits()) == fresh[:4]
+
+
+def test_a_probe_question_in_the_drivers_bytes_is_answered_as_parsed_one_is() -> None:
+    assert encode({"type": "probe", "workload": 7}) == '{"type":"probe","workload":7}'  # what boot.py writes
+    answered: list[dict[str, Any]] = []
+    child = object.__new__(watch.Child)
+    child.run = SimpleNamespace(items=[None] * 10, key=lambda i: b"key %d" % i)  # type: ignore[assignment]
+    child.messages, child.loaded, child.hello, child.first, child.current = 0, True, True, 2, 9
+    child.on_probe = answered.append  # type: ignore[method-assign]
+    child.on_line(b'{"type":"probe","workload":7}')  # the driver's bytes: answered without parsing
+    child.on_line(b'{"type": "probe", "workload": 7}')  # the same question spelled otherwise: parsed
+    child.on_line(b'{"workload":7,"type":"probe"}')
+    assert answered == [{"type": "probe", "workload": 7}] * 3 and child.messages == 3
