@@ -11,6 +11,7 @@ candidates that match them all are kept. None consistent: nothing is diagnosed.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from conformance.adapters import Factory
@@ -35,8 +36,19 @@ def first_finding(workload: Workload, observed: dict[str, Any]) -> Finding | Non
     return None if f is None else replace(f, call="")
 
 
+@lru_cache(maxsize=512)  # a few submissions' worth: 22 suspects on up to 6 failing cases each
+def mutant_run(factory: Factory, workload: Workload) -> tuple[Finding | None, tuple[Any, ...]]:
+    """A mutant's run of a workload (black box): its first finding, and all a black-box observer sees of it.
+
+    Both depend only on the mutant (the catalog's code) and the workload, so they are kept: the failing
+    cases of a class are often the same, and a diagnosis runs a suspect on a case twice (to reproduce
+    its finding, then to compare the whole run)."""
+    observed = run_workload(workload, factory, white_box=False)
+    return first_finding(workload, observed), black_box(workload, observed)
+
+
 def _rerun(factory: Factory, ev: Evidence) -> Finding | None:
-    return first_finding(ev.workload, run_workload(ev.workload, factory, white_box=False))
+    return mutant_run(factory, ev.workload)[0]
 
 
 def diagnose(failing: list[tuple[Workload, dict[str, Any]]]) -> tuple[str, ...]:
@@ -55,7 +67,7 @@ def diagnose(failing: list[tuple[Workload, dict[str, Any]]]) -> tuple[str, ...]:
 
 def _same_run(name: str, w: Workload, observed: dict[str, Any]) -> bool:
     factory = mutant_factory(name)
-    return factory is not None and black_box(w, run_workload(w, factory, white_box=False)) == black_box(w, observed)
+    return factory is not None and mutant_run(factory, w)[1] == black_box(w, observed)
 
 
 def warm_mutants() -> None:
