@@ -12,16 +12,22 @@ times over:
   tuples, conformance/mutants/build.py), which costs its child process about twice what a list-based
   submission costs, so this class is slower than any course's.
 
+The grade runs under bench/reaper.py, which adopts the sandboxes' processes (killed with their parents,
+they would be reaped by init and counted nowhere), so the CPU per submission is split between the
+grader's own processes and the sandboxes' process trees; the whole machine's CPU is given beside it
+(on a shared machine it includes other jobs).
+
 The baseline, measured in the same run, is the same submissions checked in process with no sandbox:
 each one's corpus and held-out cases run on it through the suite's own driver and judged by the same
-checkers, one process per core. The ratio of the two is the sandbox's overhead. The target is 30
-submissions/min on 2 cores for the course class.
+checkers, one process per core, prepared as a grade prepares its workers (conformance.grading.warm).
+The ratio of the two is the sandbox's overhead. The target is 30 submissions/min on 2 cores for the
+course class.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -30,14 +36,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from conformance.grading.rubric import load_rubric
+from conformance.grading.warm import warm
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_PER_MINUTE = 30.0
 CLASSES = ("course", "catalog")
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def _machine_cpu() -> float:
@@ -79,8 +83,10 @@ def in_process(path: str) -> float:
     from conformance.grading.judge import grading_cases
     from conformance.grading.observe import judge_case
     from conformance.grading.rubric import load_rubric
+    from conformance.grading.warm import settle
     from spec.trace import Workload, workload_from_json
 
+    settle()  # as each grading worker does before a submission (conformance.grading.warm)
     start = time.process_time()
     cases, runs = grading_cases(load_rubric())
     factory = load_target(path)
@@ -99,24 +105,28 @@ def measure(copies: int = 2, jobs: int = 2, which: str = "course") -> dict[str, 
         subs.mkdir()
         paths = write_submissions(subs, copies, which)
         env = {**os.environ, "SCHEDCHECK_HELD_OUT_SEED": os.environ.get("SCHEDCHECK_HELD_OUT_SEED", "1")}
-        machine0, cpu0, start = _machine_cpu(), _children_cpu(), time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "conformance", "grade", str(subs), "--out", f"{tmp}/out",
-                               "--jobs", str(jobs)], cwd=ROOT, env=env, capture_output=True, text=True,
-                              check=False)
-        wall, cpu, machine = time.perf_counter() - start, _children_cpu() - cpu0, _machine_cpu() - machine0
+        counted = Path(tmp) / "cpu.json"  # the grader's CPU and its sandboxes' (bench/reaper.py)
+        machine0, start = _machine_cpu(), time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "bench.reaper", str(counted), sys.executable, "-m", "conformance",
+                               "grade", str(subs), "--out", f"{tmp}/out", "--jobs", str(jobs)], cwd=ROOT, env=env,
+                              capture_output=True, text=True, check=False)
+        wall, machine = time.perf_counter() - start, _machine_cpu() - machine0
         if done.returncode != 0:
             raise RuntimeError(f"schedcheck grade exited {done.returncode}: {done.stderr[-2000:]}")
+        cpu = json.loads(counted.read_text())
         os.environ.setdefault("SCHEDCHECK_HELD_OUT_SEED", env["SCHEDCHECK_HELD_OUT_SEED"])
         base_start = time.perf_counter()
+        warm(load_rubric())  # as schedcheck grade does before its workers fork
         with ProcessPoolExecutor(jobs) as pool:
             base_cpu = list(pool.map(in_process, [str(p) for p in paths]))
         base_wall = time.perf_counter() - base_start
     n = len(paths)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    return {"format": "schedcheck/bench-throughput", "version": 2, "class": which, "submissions": n, "jobs": jobs,
+    return {"format": "schedcheck/bench-throughput", "version": 3, "class": which, "submissions": n, "jobs": jobs,
             "cpus": os.cpu_count(), "grade_wall_seconds": round(wall, 1), "per_minute": round(60 * n / wall, 1),
             "machine_cpu_seconds_per_submission": round(machine / n, 2),
-            "grader_cpu_seconds_per_submission": round(cpu / n, 2),
+            "grader_cpu_seconds_per_submission": round(cpu["command"] / n, 2),
+            "sandbox_cpu_seconds_per_submission": round(cpu["adopted"] / n, 2),
             "in_process_wall_seconds": round(base_wall, 1), "in_process_per_minute": round(60 * n / base_wall, 1),
             "in_process_cpu_seconds_per_submission": round(sum(base_cpu) / n, 2),
             "overhead": round(wall / base_wall, 2), "load_average_1min": None if load is None else round(load, 2),
@@ -130,7 +140,8 @@ def render(r: dict[str, Any]) -> str:
     return (f"{r['class']} class: graded {r['submissions']} submissions ({what}) with --jobs {r['jobs']} on "
             f"{r['cpus']} CPUs: {r['grade_wall_seconds']} s wall, {r['per_minute']} submissions/min ({verdict} the "
             f"target of {r['target_per_minute']:g}); the machine spent {r['machine_cpu_seconds_per_submission']} "
-            f"CPU s per submission (the grader's own processes {r['grader_cpu_seconds_per_submission']})\n"
+            f"CPU s per submission (the grader's own processes {r['grader_cpu_seconds_per_submission']}, the "
+            f"sandboxes' process trees {r.get('sandbox_cpu_seconds_per_submission', '?')})\n"
             f"in process, no sandbox, same cases and checkers: {r['in_process_wall_seconds']} s wall, "
             f"{r['in_process_per_minute']}/min, {r['in_process_cpu_seconds_per_submission']} CPU s each\n"
             f"sandboxed / in process (wall): {r['overhead']}x; load average {r['load_average_1min']}")
