@@ -58,8 +58,8 @@ CATALOG: tuple[Bug, ...] = (
     # --- seen in real schedulers and in student code -----------------------------------
     Bug("no_admission_after_preemption", "vLLM v1",
         "phase 2 is skipped in any step that preempted: the victim is not retried in the same step",
-        "after phase 1, always try the waiting head, preempted or not; if this is meant (vLLM v1 does it), "
-        "check under that policy: --policy vllm-v1", ("P2",), policy="vllm-v1"),
+        "after phase 1, always try the waiting head, preempted or not; if this is meant (vLLM v1 does it, "
+        "with its whole-sequence admission gate), check under that policy: --policy vllm-v1", ("P2",)),
     Bug("budget_not_shared", "student code",
         "phase 2 starts with a fresh budget: a step schedules more than max_num_batched_tokens",
         "one budget per step, shared by both phases", ("I2", "P2")),

@@ -26,7 +26,8 @@ class Status(enum.Enum):
 # difference from it. A policy is part of a Config, so a trace written under one replays under it.
 POLICIES = {
     "p07": "the card: a sequence preempted in phase 1 may be admitted again in phase 2 of the same step",
-    "vllm-v1": "vLLM v1: a step in which phase 1 preempted admits no waiting sequence (phase 2 is skipped)",
+    "vllm-v1": "vLLM v1: a step in which phase 1 preempted admits no waiting sequence, and the waiting head is "
+               "admitted only when blocks for its whole sequence are free (it still takes only its chunk's)",
 }
 DEFAULT_POLICY = "p07"
 

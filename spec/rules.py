@@ -138,6 +138,11 @@ def phase2_waiting(state: State, budget: int) -> tuple[State, int, Batch, tuple[
                                 f"{head.seq_id} waits", (("running", len(state.running)),)))
             break
         n = chunk(head, budget)
+        # P2.whole: under vllm-v1 the head waits unless blocks for its whole sequence are free now
+        if not whole_sequence_fits(state, head):
+            events.append(_grow_event("P2.whole", state, head, head.remaining,
+                                      ": vllm-v1 admits only a sequence whose every token would fit; stop"))
+            break
         grown = try_grow(state, head, head.num_computed + n)
         # P2.stop: the head does not fit; nobody behind it may jump the queue
         if grown is None:
@@ -152,6 +157,15 @@ def phase2_waiting(state: State, budget: int) -> tuple[State, int, Batch, tuple[
         events.append(Event("P2", head.seq_id, f"admit {head.seq_id} with {n} (budget left {budget})",
                             (("n", n), ("budget", budget))))
     return state, budget, batch, tuple(events)
+
+
+def whole_sequence_fits(state: State, head: Seq) -> bool:
+    """Under p07 always; under vllm-v1, whether blocks for all num_tokens of the head are free (it still takes
+    only the chunk's blocks): vLLM's scheduler_reserve_full_isl admission gate, on by default."""
+    if state.config.policy != "vllm-v1":
+        return True
+    need = blocks_for(state.config.block_size, head.num_tokens) - head.num_blocks
+    return state.blocks_used + need <= state.config.num_blocks
 
 
 def schedule_explained(state: State) -> tuple[State, Batch, tuple[Event, ...]]:

@@ -31,13 +31,17 @@ def golden_under(policy: str, notes: list[str]) -> tuple[GoldenCase, ...]:
     cases = golden_cases()
     if policy == DEFAULT_POLICY:
         return cases
-    kept = [c for c in cases if expected_trace(with_policy(c.workload, policy)).steps ==
-            expected_trace(c.workload).steps]
+    kept = [c for c in cases if _calls(with_policy(c.workload, policy)) == _calls(c.workload)]
     if len(kept) < len(cases):
         left = ", ".join(c.name for c in cases if c not in kept)
         notes.append(f"golden: {len(cases) - len(kept)} of the card's worked cases ({left}) schedule differently "
                      f"under policy {policy}, so they are left out; the other checks judge them under {policy}")
     return tuple(replace(c, workload=with_policy(c.workload, policy)) for c in kept)
+
+
+def _calls(w: Workload) -> tuple[object, ...]:
+    """What the spec's calls return on `w`, step by step (the states name the policy, so they always differ)."""
+    return tuple((s.batch, s.finished, s.sampled) for s in expected_trace(w).steps)
 
 
 def golden(case: GoldenCase, factory: Factory, white_box: bool = True) -> list[Finding]:

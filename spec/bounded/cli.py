@@ -116,7 +116,8 @@ def validation_row(count: int, rules: types.ModuleType = spec.rules,
             "steps": stats.steps, "preempting_steps": stats.preempting_steps,
             "self_preemptions": stats.self_preemptions, "double_preemptions": stats.double_preemptions,
             "readmissions": stats.readmissions, "solver_checked": checked,
-            **({} if policy == DEFAULT_POLICY else {"policy": policy, "held_by_policy": stats.held_by_policy}),
+            **({} if policy == DEFAULT_POLICY else {"policy": policy, "held_by_policy": stats.held_by_policy,
+                                                    "held_whole": stats.held_whole}),
             "verdict": "agree" if not bad else "disagree", "first_difference": str(bad[0]) if bad else None,
             "seconds": round(time.perf_counter() - t, 2)}
 

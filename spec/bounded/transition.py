@@ -195,6 +195,8 @@ class Run:
             head = pick(s.queue, s.r)
             _rem, n, tokens = self.chunk(s, head, budget)
             fail = z3.Not(self.fits(s, head, tokens))
+            if self.b.policy == "vllm-v1":  # P2.whole: every token of the head must fit, only the chunk is taken
+                fail = z3.Or(fail, z3.Not(self.fits(s, head, pick(self.x.prompt_len, head) + pick(s.out, head))))
             stop = z3.Or(stop, fail)  # P2.stop: the head does not fit; nobody behind it may jump the queue
             do = z3.And(g, z3.Not(fail))  # P2: admit the head with n tokens
             a = self.grow_and_batch(s, head, tokens, n)

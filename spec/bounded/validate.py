@@ -48,6 +48,7 @@ class Stats:
     readmissions: int = 0  # a victim admitted again by phase 2 in the step that preempted it
     filled_by_admission: int = 0  # steps in which phase 2 admitted and then stopped at max_num_seqs (P2.full)
     held_by_policy: int = 0  # steps in which vllm-v1 admitted nobody because phase 1 preempted (P2.policy)
+    held_whole: int = 0  # steps in which vllm-v1 kept the head waiting: its whole sequence would not fit (P2.whole)
 
     @property
     def preempting_share(self) -> float:
@@ -66,6 +67,7 @@ class Stats:
             labels = [e.rule for e in s.events]
             self.filled_by_admission += "P2.full" in labels and "P2" in labels[:labels.index("P2.full")]
             self.held_by_policy += "P2.policy" in labels
+            self.held_whole += "P2.whole" in labels
 
 
 def _victim(message: str) -> str:
@@ -104,7 +106,7 @@ def stream(seed: int, count: int, b: Bounds = STREAM) -> Iterator[Workload]:
     checks the plain rules)."""
     rng = random.Random(seed)
     missing = {"self_preemptions", "double_preemptions", "filled_by_admission"} | \
-        ({"readmissions"} if b.policy == DEFAULT_POLICY else {"held_by_policy"})  # vllm-v1 never readmits
+        ({"readmissions"} if b.policy == DEFAULT_POLICY else {"held_by_policy", "held_whole"})  # vllm-v1 never readmits
     while count:
         w = candidate(rng, b)
         try:

@@ -8,6 +8,7 @@ command that installs it, where vllm cannot be imported.
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -136,8 +137,9 @@ def test_quick_under_the_card_fails_only_where_vllm_skips_admission_after_preemp
 
 @needs_vllm
 @needs_policy
-def test_quick_under_the_vllm_v1_policy_passes() -> None:
-    report = run("vllm", "quick", adapter=CARD_ADMISSION, policy="vllm-v1")
+@pytest.mark.parametrize("profile", ["quick", "default"])
+def test_vllm_with_its_own_defaults_passes_under_the_vllm_v1_policy(profile: str) -> None:
+    report = run("vllm", profile, adapter=ADAPTER, policy="vllm-v1")
     assert report.error is None
     assert report.verdict == "PASS", report.summary()
     assert report.checks["invariants"].status == "pass"  # white box was read, not skipped
@@ -156,7 +158,18 @@ def test_vllm_default_admission_needs_the_whole_prompt_s_blocks() -> None:
         for r in w.requests:
             sut.add(r.seq_id, r.prompt_len, r.max_tokens)
         assert list(sut.schedule().items()) == expected, adapter
-    spec: Any = SpecAdapter(config, _sample)
-    spec.add("a1", 2, 2)
-    spec.add("a2", 6, 1)
-    assert list(spec.schedule().items()) == [("a1", 2), ("a2", 2)]
+    for policy, expected in (("vllm-v1", [("a1", 2)]), ("p07", [("a1", 2), ("a2", 2)])):  # P2.whole
+        spec: Any = SpecAdapter(replace(config, policy=policy), _sample)
+        spec.add("a1", 2, 2)
+        spec.add("a2", 6, 1)
+        assert list(spec.schedule().items()) == expected, policy
+
+
+@needs_vllm
+def test_under_the_card_vllm_with_its_own_defaults_fails_with_one_cause_its_policy() -> None:
+    report = run("vllm", "quick", adapter=ADAPTER)
+    assert report.error is None and report.verdict == "FAIL"
+    assert report.diagnosis is not None
+    assert report.diagnosis["matches"] == ["policy:vllm-v1"], report.diagnosis["lines"]
+    assert [c["bugs"] for c in report.diagnosis["causes"]] == [["policy:vllm-v1"]]
+    assert max(cx.size["requests"] for cx in report.counterexamples) <= 3

@@ -14,6 +14,15 @@ def test_the_encoding_agrees_with_the_spec_under_vllm_v1_on_steps_that_hold_admi
     bad, stats = validate.validate(60, bounds=V1)
     assert not bad, bad[0]
     assert stats.held_by_policy > 0 and stats.readmissions == 0  # vllm-v1 never readmits in the same step
+    assert stats.held_whole > 0  # and it holds a head back whose whole sequence would not fit
+
+
+def test_the_validation_sees_a_spec_without_the_whole_sequence_gate():
+    # vllm-v1 with only its first difference: the encoding (which has the gate) must disagree with it
+    gate_off = faults.module_with((faults.Edit('if state.config.policy != "vllm-v1":\n        return True',
+                                               "if True:\n        return True"),), "no_whole_sequence_gate")
+    bad, _ = validate.validate(60, bounds=V1, rules=gate_off)
+    assert bad
 
 
 def test_the_validation_sees_an_encoding_of_the_wrong_policy():

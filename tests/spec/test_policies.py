@@ -64,3 +64,13 @@ def test_a_trace_records_a_policy_other_than_the_cards_and_reads_it_back():
 
 def test_every_policy_is_described():
     assert set(POLICIES) == {"p07", "vllm-v1"} and all(POLICIES.values())
+
+
+def test_vllm_v1_admits_a_head_only_when_its_whole_sequence_would_fit():
+    # 4 blocks of 3; at step 3 one block is free: the card admits a2 with a 2-token chunk, vllm-v1 waits
+    w = make_workload(Config(4, 3, 2, 3), [Request("a1", 7, 1), Request("a2", 4, 1)])
+    card, v1 = run_workload(w), run_workload(with_policy(w, "vllm-v1"))
+    assert card.steps[2].batch == (("a1", 1), ("a2", 2))
+    assert v1.steps[2].batch == (("a1", 1),) and "P2.whole" in [e.rule for e in v1.steps[2].events]
+    assert v1.steps[3].batch == (("a2", 3),)  # admitted once it fits whole, with only its chunk's blocks
+    assert v1.steps[3].after_schedule.blocks_used == 1
