@@ -23,7 +23,7 @@ from conformance.grading.diagnose import diagnose
 from conformance.grading.escape import md
 from conformance.grading.feedback import load_error_md, missing_md, replay_json
 from conformance.grading.heldout import held_out_cases, held_out_seed
-from conformance.grading.observe import Case, Observations, category, judge_case, observed_trace
+from conformance.grading.observe import Case, Observations, category, explored, judge_case, observed_trace
 from conformance.grading.outputs import Grade, ItemResult
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import in_scope, run_notes, score_item
@@ -210,13 +210,9 @@ def explore(entry: Entry, rubric: Rubric, corpus_run: SandboxResult) -> tuple[st
     result = run_in_sandbox(entry.module, workloads, limits_for(rubric))
     found = []
     for w, r in zip(workloads, result.workloads, strict=True):
-        obs = observed_trace(w, r)
-        for judge in (checkers.differential, checkers.liveness, checkers.hygiene):
-            f = judge(w, obs)
-            if f:
-                found.append(f"exploration: {len(w.requests)} requests, {w.config}: [{f[0].check} {f[0].rule}] "
-                             f"{f[0].message}")
-                break
+        line = explored(w, r)
+        if line is not None:
+            found.append(line)
         if len(found) >= 5:
             break
     return tuple(found)

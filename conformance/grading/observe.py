@@ -101,8 +101,30 @@ VERDICTS: Memo[dict[str, Finding | None]] = Memo(200_000)
 NOTES: Memo[tuple[str | None]] = Memo(200_000)
 
 
+EXPLORED: Memo[tuple[str | None]] = Memo(200_000)  # exploration lines, keyed the same way
+
+
 def _run_key(r: WorkloadResult) -> bytes:
     return digest(r.digest, r.status.encode(), r.cause.encode())
+
+
+def explored(workload: Workload, r: WorkloadResult) -> str | None:
+    """The exploration finding of one generated workload's run, as a line (None: none), from the memo when
+    the same report was read before: like a verdict, it is a function of the workload and the report."""
+    key = digest(b"explore", _run_key(r)) if r.digest else b""
+    known = EXPLORED.get(key) if key else None
+    if known is not None:
+        return known[0]
+    observed, line = observed_trace(workload, r), None
+    for judge in (checkers.differential, checkers.liveness, checkers.hygiene):
+        f = judge(workload, observed)
+        if f:
+            line = (f"exploration: {len(workload.requests)} requests, {workload.config}: [{f[0].check} {f[0].rule}] "
+                    f"{f[0].message}")
+            break
+    if key:
+        EXPLORED.put(key, (line,))
+    return line
 
 
 class Traces(Protocol):

@@ -40,6 +40,22 @@ def strays(worker: int) -> list[int]:
     return [p for p in descendants(supervisor) if p != worker]
 
 
+def strays_in(walked: list[tuple[int, list[bytes], int]], worker: int) -> list[int]:
+    """strays(worker) read off a walk of the child's tree just made (tree_sample), without walking it again:
+    what lies below the worker's parent (its stat's ppid) in that walk, the worker aside."""
+    fields = next((f for p, f, _ in walked if p == worker), None)
+    try:
+        below = {int(fields[1])} if fields is not None else set()
+    except (ValueError, IndexError):
+        return []
+    found = []
+    for p, _, parent in walked:  # parents come before their children
+        if parent in below:
+            below.add(p)
+            found.append(p)
+    return [p for p in found if p != worker]
+
+
 def of_run(token: str, uid: int | None) -> list[int]:
     """Processes of the run: those of its unique uid, or else those whose environment holds its token."""
     mark = f"SCHEDCHECK_SANDBOX={token}".encode()
@@ -64,14 +80,21 @@ TICK = os.sysconf("SC_CLK_TCK")
 def tree_cpu(pid: int) -> tuple[float, bool]:
     """CPU seconds of pid and every descendant (live ones, and those reaped inside the tree through their
     reaper's cutime/cstime), and whether any of them is running, waiting for a CPU (R) or for the disk (D)."""
+    cpu, running, _ = tree_sample(pid)
+    return cpu, running
+
+
+def tree_sample(pid: int) -> tuple[float, bool, list[tuple[int, list[bytes], int]]]:
+    """tree_cpu, and the walk it was read from (for strays_in)."""
     total, running = 0, False
-    for _, fields in walk(pid):
+    walked = walk(pid)
+    for _, fields, _ in walked:
         try:
             total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])  # utime stime cutime cstime
         except (ValueError, IndexError):
             continue
         running = running or fields[0] in (b"R", b"D")  # runnable, or waiting for the disk: not idle
-    return total / TICK, running
+    return total / TICK, running, walked
 
 
 def kill(pids: list[int]) -> None:

@@ -42,19 +42,20 @@ def stat_fields(pid: int) -> list[bytes]:
     return read_proc(f"/proc/{pid}/stat").rpartition(b")")[2].split()
 
 
-def walk(pid: int) -> list[tuple[int, list[bytes]]]:
-    """pid and every process below it with its stat fields, parents before their children; one that is gone
-    (its stat unreadable) is left out, and so is what lay below it."""
-    seen, todo = [], [pid]
+def walk(pid: int) -> list[tuple[int, list[bytes], int]]:
+    """pid and every process below it: (pid, its stat fields, the process whose children list named it, 0 for
+    pid itself), parents before their children; one that is gone (its stat unreadable) is left out, and so
+    is what lay below it."""
+    seen, todo = [], [(pid, 0)]
     while todo:
-        p = todo.pop()
+        p, parent = todo.pop()
         try:
             fields = stat_fields(p)
             threads = int(fields[17])
         except (OSError, ValueError, IndexError):
             continue
-        seen.append((p, fields))
-        todo += proc_children(p, threads)
+        seen.append((p, fields, parent))
+        todo += [(child, p) for child in proc_children(p, threads)]
     return seen
 
 

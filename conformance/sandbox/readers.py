@@ -17,6 +17,7 @@ from typing import Any
 
 __builtins__ = dict(builtins.__dict__)  # type: ignore[assignment] # functions below keep this copy when a submission patches builtins
 BIG = 1 << 128  # ints must be strictly inside (-BIG, BIG): the corpus goes past 64 bits; a bound keeps parsing cheap
+NEG_BIG = -BIG
 # docs/api.md fixes these types; a queue of another type (a tuple, a generator, running as a deque) is a
 # white-box finding (I6), read by the real type's own iterator, so an overridden __iter__ is never called
 QUEUE_TYPES = {"waiting": deque, "running": list, "finished": list, "update()'s result": list}
@@ -114,7 +115,7 @@ def output_items(out: Any, what: str) -> list[int]:
     if _type(out) is not list:
         raise SubmissionProtocolError(f"{what}.output must be a list, got {type_name(out)}")
     items: list[int] = list.copy(out)  # the real type is list: no method of it can be overridden
-    if items and (_set(_map(_type, items)) != INTS or not _min(items) > -BIG or not _max(items) < BIG):
+    if items and (_set(_map(_type, items)) != INTS or not _min(items) > NEG_BIG or not _max(items) < BIG):
         return [exact_int(tok, f"{what}.output item") for tok in items]  # raises for the first bad one
     return items
 
@@ -200,8 +201,8 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[obj
         try:  # the row's fields read together, once; this runs for every sequence at every call
             nc, nt, nb, status = seq.num_computed, seq.num_tokens, seq.num_blocks, seq.status.name
             out = output_items(seq.output, seq_id)
-            if _type(nc) is _type(nt) is _type(nb) is int and _type(status) is str and -BIG < nc < BIG \
-                    and -BIG < nt < BIG and -BIG < nb < BIG:
+            if _type(nc) is _type(nt) is _type(nb) is int and _type(status) is str and NEG_BIG < nc < BIG \
+                    and NEG_BIG < nt < BIG and NEG_BIG < nb < BIG:
                 row, why = [nc, nt, nb, status[:64], out], NO_REASONS
         except BaseException:  # noqa: BLE001, S110 - a property may raise anything: read again field by field
             pass

@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,15 +55,37 @@ def _remove_base(path: str) -> None:
         os.rmdir(path)
 
 
-def job_fd(job: dict[str, Any]) -> int:
-    """The job as an anonymous in-memory file: it never appears in any filesystem the child can see."""
+def job_fd(job: dict[str, Any], workloads: list[str] | None = None) -> int:
+    """The job as an anonymous in-memory file: it never appears in any filesystem the child can see.
+
+    `workloads`: the job's "workloads" list, each entry already written as JSON (job_entry)."""
     fd = os.memfd_create("schedcheck-job", 0)
-    data = json.dumps(job).encode()
+    text = json.dumps(job)
+    if workloads is not None:
+        text = f'{text[:-1]}, "workloads": [{", ".join(workloads)}]}}'
+    data = text.encode()
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
+
+
+_entries: dict[int, tuple[dict[str, Any], int, str]] = {}  # id(a workload's JSON) -> (it, its step cap, the entry)
+ENTRIES_KEPT = 1 << 14
+
+
+def job_entry(data: dict[str, Any], cap: int) -> str:
+    """One workload's entry of a job, as JSON. A class's workloads are the same JSON objects for every
+    submission (conformance.sandbox.run.prepared), never changed once made, so each is written once."""
+    kept = _entries.get(id(data))
+    if kept is not None and kept[0] is data and kept[1] == cap:
+        return kept[2]
+    if len(_entries) >= ENTRIES_KEPT:
+        _entries.clear()
+    text = json.dumps({"workload": data, "step_cap": cap})
+    _entries[id(data)] = (data, cap, text)  # the object is held: its id is not reused while it is kept
+    return text
 
 
 def answer_pipe() -> tuple[int, int]:
@@ -92,16 +115,25 @@ ADDR_NO_RANDOMIZE = 0x0040000  # personality(2): exec without address-space rand
 _libc: list[Any] = []
 
 
-def same_addresses() -> None:
-    """In the forked child, before exec: turn address-space randomization off for it and all it starts.
+@contextlib.contextmanager
+def same_addresses() -> Iterator[None]:
+    """Around starting the child: turn address-space randomization off for it and all it starts.
 
     An object's id, and so the order in which a set or a dict keyed by objects yields them, then comes
     out the same every run: a submission that iterates a set of its Sequence objects gets the same
     trace, and the same grade, each time it is graded (with randomization on, a set of a few hundred
-    of them came out in a different order in every run)."""
-    if _libc:
-        current = _libc[0].personality(0xFFFFFFFF)
+    of them came out in a different order in every run). The flag is a personality of this thread,
+    which a child inherits and its exec reads; it is set here and put back after Popen, so that Popen
+    can use vfork (a preexec_fn forces a fork, which copies the page tables of a grader holding a
+    class's caches, twice per submission)."""
+    current = _libc[0].personality(0xFFFFFFFF) if _libc else -1
+    if current != -1:
         _libc[0].personality(current | ADDR_NO_RANDOMIZE)
+    try:
+        yield
+    finally:
+        if current != -1:
+            _libc[0].personality(current)
 
 
 def write_program(run_dir: str, program: WireProgram) -> None:
@@ -137,12 +169,11 @@ def start(run: Run, base: str, uid: int | None, token: str, submission: bytes | 
                                  limits.processes, 0), strict=True))
     job = {"driver": DRIVER_SOURCE, "rlimits": rlimits, "refuse": REFUSED, "hidden": [str(PROJECT)],
            "module": os.path.join(how.workdir, MODULE), "white_box": limits.white_box,
-           "workload_cpu_seconds": limits.workload_cpu_seconds,
-           "workloads": [{"workload": data, "step_cap": cap} for _, data, cap, _ in run.items[first:]]}
+           "workload_cpu_seconds": limits.workload_cpu_seconds}
     if isinstance(submission, WireProgram):
         job["wire"] = list(submission.argv)
     probe_read, probe_write = answer_pipe()
-    fds = [job_fd(job), probe_read]
+    fds = [job_fd(job, [job_entry(data, cap) for _, data, cap, _ in run.items[first:]]), probe_read]
     read_end, write_end = os.pipe()
     fds.insert(0, write_end)
     home = how.workdir if level == "process-group" else "/tmp"
@@ -153,9 +184,10 @@ def start(run: Run, base: str, uid: int | None, token: str, submission: bytes | 
         if not _libc:
             with contextlib.suppress(OSError, AttributeError):
                 _libc.append(ctypes.CDLL(None, use_errno=True))
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                cwd=run_dir if level == "process-group" else "/", env=env,
-                                start_new_session=True, pass_fds=tuple(fds), preexec_fn=same_addresses)
+        with same_addresses():
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    cwd=run_dir if level == "process-group" else "/", env=env,
+                                    start_new_session=True, pass_fds=tuple(fds))
     except BaseException:
         os.close(probe_write)
         raise

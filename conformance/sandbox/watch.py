@@ -16,7 +16,7 @@ from typing import Any
 from conformance.sandbox import protocol, record
 from conformance.sandbox.budget import current, remove_tree
 from conformance.sandbox.memo import digest
-from conformance.sandbox.procs import host_pid, kill, kill_tree, strays, tree_cpu
+from conformance.sandbox.procs import host_pid, kill, kill_tree, strays_in, tree_sample
 from conformance.sandbox.program import WireProgram
 from conformance.sandbox.record import Run, Trace, ended, idle_limit, judge_trace, load_failure, stopped, wall_limit
 from conformance.sandbox.spawn import PROJECT, RLIMITS, base_dir, fresh_uid, start
@@ -43,6 +43,7 @@ class Child:
         self.asked = -1  # the last workload whose probe question was answered (local index)
         self.worker: int | None = None  # the worker's host pid, found from its hello
         self.cpu = self.phase_cpu = 0.0
+        self.walked: list[tuple[int, list[bytes], int]] = []  # the tree as sample() last read it
         self.base = tempfile.mkdtemp(dir=base_dir())
         try:
             self.proc, self.report, self.answer = start(run, self.base, self.uid, self.token, submission, first)
@@ -64,7 +65,7 @@ class Child:
 
     def sample(self) -> bool:
         """Update the tree's CPU time; whether a process of it is running or runnable right now."""
-        cpu, running = tree_cpu(self.proc.pid)
+        cpu, running, self.walked = tree_sample(self.proc.pid)
         self.cpu = max(self.cpu, cpu)
         return running
 
@@ -171,8 +172,9 @@ class Child:
         now = time.monotonic()
         judge_trace(run, self.current, trace, self.cpu - self.phase_cpu, now - self.phase_start, key)
         if self.worker is not None and not self.wire:  # what a workload started dies with it: the next one
-            kill(strays(self.worker))  # starts clean (a wire program is swept by the worker, which runs none of
-            #                            its code, before the next program starts: killing here would race that)
+            kill(strays_in(self.walked, self.worker))  # starts clean (a wire program is swept by the worker,
+            # which runs none of its code, before the next program starts: killing here would race that); the
+            # tree was walked by sample() above
         self.current += 1
         self.new_phase(now)
 

@@ -15,7 +15,7 @@ import pytest
 
 from conformance.grading.calibrate import write_class
 from conformance.grading.judge import corpus_cases, corpus_id, limits_for, run_workloads
-from conformance.grading.observe import NOTES, VERDICTS, Observations, judge_case
+from conformance.grading.observe import EXPLORED, NOTES, VERDICTS, Observations, explored, judge_case
 from conformance.grading.rubric import load_rubric
 from conformance.sandbox import record
 from conformance.sandbox.run import run_in_sandbox
@@ -34,7 +34,7 @@ def class_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def memos() -> Iterator[None]:
-    saved = [(m, m.enabled) for m in (record.TRACES, VERDICTS, NOTES)]
+    saved = [(m, m.enabled) for m in (record.TRACES, VERDICTS, NOTES, EXPLORED)]
     for m, _ in saved:
         m.clear()
     yield
@@ -96,3 +96,29 @@ def test_the_memo_judges_like_judge_case(class_dir: Path, memos: None) -> None:
             assert verdicts == [judge_case(c, fresh[i], None if c.twin is None else fresh[c.twin],
                                            None if c.mutated is None else fresh[c.mutated])
                                 for i, c in enumerate(cases)]
+
+
+def test_exploration_lines_from_the_memo_are_the_fresh_ones(class_dir: Path, memos: None) -> None:
+    """explored() (memo and all) against the checkers run on freshly made observed traces of generated workloads."""
+    from conformance.checks import checkers
+    from conformance.grading.explore import generated_workloads
+    from conformance.grading.observe import observed_trace
+
+    workloads = generated_workloads(40)
+    shown = 0
+    for bug in ("correct", *BUGS):
+        result = run_in_sandbox(class_dir / f"{bug}.py", workloads, limits_for(load_rubric()))
+        fresh = []
+        for w, r in zip(workloads, result.workloads, strict=True):
+            obs = observed_trace(w, r)
+            f = next((found[0] for judge in (checkers.differential, checkers.liveness, checkers.hygiene)
+                      if (found := judge(w, obs))), None)
+            fresh.append(None if f is None else f"exploration: {len(w.requests)} requests, {w.config}: "
+                                                f"[{f.check} {f.rule}] {f.message}")
+        hits = EXPLORED.hits
+        assert [explored(w, r) for w, r in zip(workloads, result.workloads, strict=True)] == fresh, bug
+        assert [explored(w, r) for w, r in zip(workloads, result.workloads, strict=True)] == fresh, bug
+        assert EXPLORED.hits >= hits + len(workloads)  # the second time, every line from the memo
+        assert bug != "correct" or not any(fresh)
+        shown += any(fresh)
+    assert shown, "no bug shows in the first 40 generated workloads: pick ones that do"

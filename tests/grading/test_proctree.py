@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.sandbox.procs import TICK, strays, tree_cpu
+from conformance.sandbox.procs import TICK, strays, strays_in, tree_cpu, tree_sample
 from conformance.sandbox.proctree import descendants, read_proc, stat_fields, walk
 
 TREE = """
@@ -61,8 +61,11 @@ def old_tree_cpu(pid: int) -> float:
 
 
 def test_walk_finds_every_process_of_the_tree(tree: subprocess.Popen[str]) -> None:
-    found = [pid for pid, _ in walk(tree.pid)]
-    assert found[0] == tree.pid
+    walked = walk(tree.pid)
+    found = [pid for pid, _, _ in walked]
+    assert found[0] == tree.pid and walked[0][2] == 0
+    for pid, fields, parent in walked[1:]:  # each named by its parent's children list, which its stat agrees with
+        assert int(fields[1]) == parent and found.index(parent) < found.index(pid)
     assert sorted(found[1:]) == sorted(descendants(tree.pid))
     assert len(found) == 4  # the root, its two children (one from each thread), one grandchild
     assert int(stat_fields(tree.pid)[17]) == 2  # the root has two threads: its lists are read by listing them
@@ -76,8 +79,14 @@ def test_tree_cpu_sums_what_the_first_walk_summed(tree: subprocess.Popen[str]) -
 
 def test_strays_are_the_tree_below_a_supervisor_but_the_worker(tree: subprocess.Popen[str]) -> None:
     kids = [p for p in descendants(tree.pid) if int(stat_fields(p)[1]) == tree.pid]
-    worker = kids[0]
-    assert sorted(strays(worker)) == sorted(p for p in descendants(tree.pid) if p != worker)
+    for worker in kids:  # the root plays the supervisor; each of its children the worker
+        want = sorted(p for p in descendants(tree.pid) if p != worker)
+        assert sorted(strays(worker)) == want
+        _, _, walked = tree_sample(tree.pid)
+        assert sorted(strays_in(walked, worker)) == want  # read off the walk tree_cpu made: the same processes
+    grandchild = next(p for p in descendants(tree.pid) if p not in kids)
+    assert strays_in(walk(tree.pid), grandchild) == strays(grandchild) == []  # nothing below its parent but it
+    assert strays_in(walk(tree.pid), 1) == []  # a worker not in the tree: nothing of the tree, nor of the machine
 
 
 def test_a_gone_process_has_no_tree() -> None:

@@ -6,13 +6,18 @@
 - the parent's prepared items of a tuple of workloads are made once and equal fresh ones; a workload
   given as a dict is prepared again every time, and another step margin or another tuple is not served
   from them;
-- a probe question in the driver's own bytes is answered without parsing, with the message parsing gives.
+- a probe question in the driver's own bytes is answered without parsing, with the message parsing gives;
+- the child is started without address-space randomization although the flag is no longer set in a forked
+  copy of the grader (Popen's vfork), and the grader's own flags are put back;
+- a job's workload entries, written once per workload, read back as the job written whole.
 """
 
 from __future__ import annotations
 
 import enum
 import json
+import os
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -21,7 +26,8 @@ import pytest
 from conformance.sandbox import readers, watch
 from conformance.sandbox.child import encode
 from conformance.sandbox.readers import SEQ_FIELDS, describe, read_field, snapshot
-from conformance.sandbox.run import prepare, prepared
+from conformance.sandbox.run import prepare, prepared, run_in_sandbox
+from conformance.sandbox.spawn import ADDR_NO_RANDOMIZE, job_entry, job_fd
 from conformance.sandbox.types import Limits
 from spec.model import Config
 from spec.trace import Request, make_workload, workload_to_json
@@ -179,3 +185,31 @@ def test_a_probe_question_in_the_drivers_bytes_is_answered_as_parsed_one_is() ->
     child.on_line(b'{"type": "probe", "workload": 7}')  # the same question spelled otherwise: parsed
     child.on_line(b'{"workload":7,"type":"probe"}')
     assert answered == [{"type": "probe", "workload": 7}] * 3 and child.messages == 3
+
+
+def test_the_child_runs_without_randomization_and_the_parent_keeps_its_own(tmp_path: Path) -> None:
+    """Popen starts the child with vfork (no preexec_fn): the personality is set in the parent's thread around
+    it and put back, so the child has ADDR_NO_RANDOMIZE and the grader's own personality is unchanged."""
+    module = tmp_path / "p07_scheduler.py"
+    module.write_text("raise RuntimeError('personality ' + open('/proc/self/personality').read().strip())\n")
+    before = Path("/proc/self/personality").read_text()
+    result = run_in_sandbox(module, [WORKLOADS[0]], Limits(workload_seconds=2))
+    assert Path("/proc/self/personality").read_text() == before
+    assert result.load_failure is not None, result.load_error
+    child = int(result.load_failure.message.split()[-1], 16)
+    assert child & ADDR_NO_RANDOMIZE
+
+
+def test_a_job_written_from_kept_entries_reads_as_the_whole_job() -> None:
+    items = prepared(WORKLOADS, Limits())
+    entries = [job_entry(data, cap) for _, data, cap, _ in items]
+    assert entries == [json.dumps({"workload": data, "step_cap": cap}) for _, data, cap, _ in items]
+    assert all(job_entry(data, cap) is e for (_, data, cap, _), e in zip(items, entries, strict=True))  # kept
+    data, cap = items[0][1], items[0][2]
+    assert json.loads(job_entry(data, cap + 1))["step_cap"] == cap + 1  # another cap: not the kept entry
+    assert job_entry(dict(data), cap) is not entries[0]  # an equal but other object: written for itself
+    job = {"driver": "pass", "white_box": True}
+    fd = job_fd(job, entries)
+    with os.fdopen(fd, "rb") as f:
+        read = json.loads(f.read())
+    assert read == {**job, "workloads": [{"workload": d, "step_cap": c} for _, d, c, _ in items]}
