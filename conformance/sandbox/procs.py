@@ -15,6 +15,7 @@ import subprocess
 import time
 
 from conformance.sandbox.isolation import Isolation
+from conformance.sandbox.proctree import ProcFiles as ProcFiles  # watch.py keeps one per child
 from conformance.sandbox.proctree import descendants, stat_fields, walk
 
 
@@ -84,10 +85,10 @@ def tree_cpu(pid: int) -> tuple[float, bool]:
     return cpu, running
 
 
-def tree_sample(pid: int) -> tuple[float, bool, list[tuple[int, list[bytes], int]]]:
-    """tree_cpu, and the walk it was read from (for strays_in)."""
+def tree_sample(pid: int, files: ProcFiles | None = None) -> tuple[float, bool, list[tuple[int, list[bytes], int]]]:
+    """tree_cpu, and the walk it was read from (for strays_in); `files` keeps the tree's files open."""
     total, running = 0, False
-    walked = walk(pid)
+    walked = walk(pid, files)
     for _, fields, _ in walked:
         try:
             total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])  # utime stime cutime cstime

@@ -16,7 +16,7 @@ from typing import Any
 from conformance.sandbox import protocol, record
 from conformance.sandbox.budget import current, remove_tree
 from conformance.sandbox.memo import digest
-from conformance.sandbox.procs import host_pid, kill, kill_tree, strays_in, tree_sample
+from conformance.sandbox.procs import ProcFiles, host_pid, kill, kill_tree, strays_in, tree_sample
 from conformance.sandbox.program import WireProgram
 from conformance.sandbox.record import Run, Trace, ended, idle_limit, judge_trace, load_failure, stopped, wall_limit
 from conformance.sandbox.spawn import PROJECT, RLIMITS, base_dir, fresh_uid, start
@@ -44,6 +44,7 @@ class Child:
         self.worker: int | None = None  # the worker's host pid, found from its hello
         self.cpu = self.phase_cpu = 0.0
         self.walked: list[tuple[int, list[bytes], int]] = []  # the tree as sample() last read it
+        self.files = ProcFiles()  # its /proc files, kept open from one sample to the next
         self.base = tempfile.mkdtemp(dir=base_dir())
         try:
             self.proc, self.report, self.answer = start(run, self.base, self.uid, self.token, submission, first)
@@ -65,7 +66,7 @@ class Child:
 
     def sample(self) -> bool:
         """Update the tree's CPU time; whether a process of it is running or runnable right now."""
-        cpu, running, self.walked = tree_sample(self.proc.pid)
+        cpu, running, self.walked = tree_sample(self.proc.pid, self.files)
         self.cpu = max(self.cpu, cpu)
         return running
 
@@ -172,9 +173,8 @@ class Child:
         now = time.monotonic()
         judge_trace(run, self.current, trace, self.cpu - self.phase_cpu, now - self.phase_start, key)
         if self.worker is not None and not self.wire:  # what a workload started dies with it: the next one
-            kill(strays_in(self.walked, self.worker))  # starts clean (a wire program is swept by the worker,
-            # which runs none of its code, before the next program starts: killing here would race that); the
-            # tree was walked by sample() above
+            kill(strays_in(self.walked, self.worker))  # starts clean (in the tree sample() just read; a wire
+            # program is swept by the worker, which runs none of its code: killing here would race that)
         self.current += 1
         self.new_phase(now)
 
@@ -236,6 +236,7 @@ class Child:
         budget = current()
         if budget is not None:
             budget.cpu_used += self.cpu
+        self.files.close()
         os.close(self.report)
         os.close(self.answer)
         for stream in (self.proc.stdout, self.proc.stderr):

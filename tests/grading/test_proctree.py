@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conformance.sandbox.procs import TICK, strays, strays_in, tree_cpu, tree_sample
-from conformance.sandbox.proctree import descendants, read_proc, stat_fields, walk
+from conformance.sandbox.proctree import ProcFiles, descendants, read_proc, stat_fields, walk
 
 TREE = """
 import os, threading, time
@@ -97,7 +97,50 @@ def test_a_gone_process_has_no_tree() -> None:
 
 
 def test_read_proc_reads_to_the_end(tmp_path: Path) -> None:
-    data = os.urandom(300_000)  # several chunks of 64 KiB
-    (tmp_path / "f").write_bytes(data)
-    assert read_proc(str(tmp_path / "f")) == data
+    for size in (300_000, 2 << 16, 0):  # several chunks of 64 KiB, an exact number of them, none
+        data = os.urandom(size)
+        (tmp_path / "f").write_bytes(data)
+        assert read_proc(str(tmp_path / "f")) == data
+        files = ProcFiles()
+        assert files.read(str(tmp_path / "f")) == data == files.read(str(tmp_path / "f"))
+        files.close()
     assert read_proc(f"/proc/{os.getpid()}/stat").startswith(str(os.getpid()).encode())
+
+
+def test_kept_files_read_what_opening_them_reads(tree: subprocess.Popen[str]) -> None:
+    files = ProcFiles()
+    try:
+        for _ in range(3):  # the first walk opens the files, the next ones read them again from the start
+            assert [(p, parent) for p, _, parent in walk(tree.pid, files)] == \
+                [(p, parent) for p, _, parent in walk(tree.pid)]
+        assert 0 < len(files.fds) <= ProcFiles.KEPT
+        cpu, _, _ = tree_sample(tree.pid, files)
+        assert abs(cpu - tree_cpu(tree.pid)[0]) <= 2 / TICK
+        leaf = next(p for p in descendants(tree.pid) if not descendants(p))
+        os.kill(leaf, 9)  # a zombie now, until its parent reaps it: a fresh walk lists it too
+        time.sleep(0.1)
+        assert [p for p, _, _ in walk(tree.pid, files)] == [p for p, _, _ in walk(tree.pid)]
+        gone = subprocess.Popen(["sleep", "30"])
+        assert files.read(f"/proc/{gone.pid}/stat").startswith(b"%d (sleep)" % gone.pid)
+        gone.kill()
+        gone.wait()  # reaped: its pid names no process, and its kept file fails as opening it would
+        with pytest.raises(OSError):
+            files.read(f"/proc/{gone.pid}/stat")
+        assert f"/proc/{gone.pid}/stat" not in files.fds
+    finally:
+        files.close()
+    assert files.fds == {}
+
+
+def test_no_more_files_are_kept_than_allowed(tmp_path: Path) -> None:
+    files = ProcFiles()
+    paths = []
+    for i in range(ProcFiles.KEPT + 8):
+        paths.append(tmp_path / f"f{i}")
+        paths[-1].write_bytes(b"%d" % i)
+    for _ in range(2):
+        assert [files.read(str(p)) for p in paths] == [b"%d" % i for i in range(len(paths))]
+    assert len(files.fds) == ProcFiles.KEPT
+    paths[0].write_bytes(b"changed")
+    assert files.read(str(paths[0])) == b"changed"  # read again from the start: what the file holds now
+    files.close()
