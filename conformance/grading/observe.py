@@ -139,6 +139,12 @@ class Observations:
     def __init__(self, runs: Sequence[Workload], results: Sequence[WorkloadResult]) -> None:
         self.runs, self.results = runs, results
         self._made: dict[int, dict[str, Any]] = {}
+        self._keys: dict[int, bytes] = {}  # _run_key of each run, made once (a run's note and verdict both read it)
+
+    def key(self, index: int) -> bytes:
+        if index not in self._keys:
+            self._keys[index] = _run_key(self.results[index])
+        return self._keys[index]
 
     def __len__(self) -> int:
         return len(self.results)
@@ -153,7 +159,7 @@ class Observations:
         r = self.results[index]
         if not r.digest:
             return self[index]["note"]  # type: ignore[no-any-return]
-        key = _run_key(r)
+        key = self.key(index)
         known = NOTES.get(key)
         if known is None:
             known = (self[index]["note"],)
@@ -162,12 +168,11 @@ class Observations:
 
     def judge(self, case: Case, index: int) -> dict[str, Finding | None]:
         """judge_case on the case at `index`, from the memo when every run it reads was reported before."""
-        parts = [index, case.twin, case.mutated]
-        runs = [self.results[i] for i in parts if i is not None]
-        if not all(r.digest for r in runs):
+        parts = [i for i in (index, case.twin, case.mutated) if i is not None]
+        if not all(self.results[i].digest for i in parts):
             return self._judge(case, index)
         key = digest(case.vector_id.encode(), bytes([case.twin is None, case.mutated is None]),
-                     *(_run_key(r) for r in runs))
+                     *(self.key(i) for i in parts))
         known = VERDICTS.get(key)
         if known is None:
             known = self._judge(case, index)
