@@ -58,13 +58,24 @@ def most_specific(violations: list[Violation]) -> Violation:
 
 
 def to_state(config: Config, requests: dict[str, tuple[int, int]], snap: Mapping[str, Any],
-             pending: list[list[Any]] | None = None) -> State:
-    """Rebuild a spec State from a snapshot, so the spec's invariant checks can judge it."""
+             pending: list[list[Any]] | None = None, made: dict[str, tuple[Any, Seq]] | None = None) -> State:
+    """Rebuild a spec State from a snapshot, so the spec's invariant checks can judge it.
+
+    `made`: the Seq last built for each sequence, with the row it was built from, within one observed
+    trace. A trace read from the sandbox keeps an unchanged row as the same (read-only) dict from one
+    snapshot to the next (conformance.sandbox.protocol), and a Seq is a frozen value, so a row seen
+    before gives the Seq built from it then; any other row is read afresh."""
     def seq(seq_id: str) -> Seq:
         q = snap["seqs"][seq_id]
+        kept = made.get(seq_id) if made is not None else None
+        if kept is not None and kept[0] is q:
+            return kept[1]
         prompt_len, max_tokens = requests[seq_id]
-        return Seq(seq_id, prompt_len, max_tokens, tuple(q["output"]), q["num_computed"], q["num_blocks"],
-                   Status[q["status"]])
+        built = Seq(seq_id, prompt_len, max_tokens, tuple(q["output"]), q["num_computed"], q["num_blocks"],
+                    Status[q["status"]])
+        if made is not None:
+            made[seq_id] = (q, built)  # the row is held: it stays the object it is
+        return built
     queues = {name: tuple(seq(i) for i in snap[name]) for name in ("waiting", "running", "finished")}
     batch = tuple((s, n) for s, n in pending) if pending is not None else None
     return State(config, queues["waiting"], queues["running"], queues["finished"], snap["blocks_used"],
@@ -88,8 +99,8 @@ def field_mismatch(got: Mapping[str, Any], want: Mapping[str, Any]) -> tuple[str
     return None
 
 
-def _spec_finding(k: int, call: str, got: Mapping[str, Any], want: State) -> Finding | None:
-    diff = field_mismatch(got, snapshot_to_json(want))
+def _spec_finding(k: int, call: str, got: Mapping[str, Any], want: Mapping[str, Any]) -> Finding | None:
+    diff = field_mismatch(got, want)
     if diff is None:
         return None
     rule, name, spec, mine = diff
@@ -117,6 +128,7 @@ def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
     before: State | None = None  # None: every snapshot so far is the spec's; `last` is the latest (None: none yet)
     last: tuple[dict[str, Any], list[list[Any]] | None] | None = None
     same_so_far = True
+    made: dict[str, tuple[Any, Seq]] = {}  # to_state's Seqs, by the rows they were built from
     for got in observed["steps"]:
         k = got["step"]
         if got.get("after_schedule") is None or got.get("schedule") is None:
@@ -134,12 +146,12 @@ def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
                 found = known[2 if call == "schedule" else 4]  # the same inputs as the spec's own call: its verdict
             else:
                 if before is None:  # leaving the spec's path: rebuild the state the last snapshot showed
-                    before = State(config) if last is None else to_state(config, requests, *last)
+                    before = State(config) if last is None else to_state(config, requests, *last, made)
                 if call == "schedule":
                     before = State(config, before.waiting + arrivals, before.running, before.finished,
                                    before.blocks_used, before.num_preemptions)
                 found, before = _call(k, call, config, requests, before, batch, snap, got["schedule"],
-                                      spec if same_so_far else None)
+                                      spec if same_so_far else None, made=made)
                 last = None
             if found is not None:
                 return [found]
@@ -150,9 +162,12 @@ def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
 
 def _call(k: int, call: str, config: Config, requests: dict[str, tuple[int, int]], before: State,
           batch: tuple[tuple[str, int], ...], snap: Mapping[str, Any], pending: list[list[Any]],
-          spec: Any) -> tuple[Finding | None, State]:
-    """Judge the state after one call: the invariants, then num_tokens, then every field against the spec's."""
-    after = to_state(config, requests, snap, pending if call == "schedule" else None)
+          spec: Any, spec_json: Mapping[str, Any] | None = None,
+          made: dict[str, tuple[Any, Seq]] | None = None) -> tuple[Finding | None, State]:
+    """Judge the state after one call: the invariants, then num_tokens, then every field against the spec's
+    (`spec_json`: the spec's state after the call as snapshot_to_json gives it, when already made; `made`:
+    to_state's)."""
+    after = to_state(config, requests, snap, pending if call == "schedule" else None, made)
     violations = check_step(before, batch, after) + (check_all_finished(after) if call == "update" else [])
     if violations:
         v = most_specific(violations)
@@ -163,7 +178,9 @@ def _call(k: int, call: str, config: Config, requests: dict[str, tuple[int, int]
             return Finding("invariants", "I3", k, call, f"after step {k} {call}(): {q.seq_id}."
                            f"num_tokens is not prompt_len + len(output) = {q.num_tokens}"), after
     if spec is not None:
-        return _spec_finding(k, call, snap, spec.after_schedule if call == "schedule" else spec.after_update), after
+        want = spec_json if spec_json is not None else \
+            snapshot_to_json(spec.after_schedule if call == "schedule" else spec.after_update)
+        return _spec_finding(k, call, snap, want), after
     return None, after
 
 
@@ -184,8 +201,9 @@ def _spec_calls(workload: Workload) -> tuple[tuple[Any, ...], ...]:
         pending = [[i, n] for i, n in spec.batch]
         row: list[Any] = [list(spec.added)]
         for call, state in (("schedule", spec.after_schedule), ("update", spec.after_update)):
-            snap = snapshot_to_json(state)
-            found, before = _call(spec.step, call, config, requests, before, tuple(spec.batch), snap, pending, spec)
+            snap = snapshot_to_json(state)  # the spec's own snapshot: the spec's state to compare it with, too
+            found, before = _call(spec.step, call, config, requests, before, tuple(spec.batch), snap, pending, spec,
+                                  snap)
             row += [snap, found]
             if found is not None:  # the spec breaks its own invariant here: nothing after it is on the spec's path
                 return (*out, tuple(row))

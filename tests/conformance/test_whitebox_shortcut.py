@@ -50,3 +50,30 @@ def test_a_submission_that_leaves_the_spec_is_judged_on_its_own_state(observed: 
     found = whitebox.invariants(w, broken)
     assert found and found[0].rule == "I1" and found[0].step == 3, found
     assert whitebox.invariants(w, o) == [], f"{name} on {w.name}"
+
+
+def test_the_spec_state_given_as_json_judges_as_the_state_itself() -> None:
+    """_call compares a snapshot with the spec's state after the call; given that state already as JSON (as
+    _spec_calls gives it), every call's verdict is the one computed from the state, equal or not."""
+    from dataclasses import replace
+
+    from spec.model import Seq, State
+    from spec.trace import snapshot_to_json
+
+    for case in corpus_cases(corpus_id())[0][:40]:
+        w = case.workload
+        requests = {r.seq_id: (r.prompt_len, r.max_tokens) for r in w.requests}
+        before = State(w.config)
+        for spec in whitebox.expected_trace(w).steps:
+            arrivals = tuple(Seq(i, *requests[i]) for i in spec.added)
+            before = replace(before, waiting=before.waiting + arrivals)
+            pending = [[i, n] for i, n in spec.batch]
+            for call, state in (("schedule", spec.after_schedule), ("update", spec.after_update)):
+                want = snapshot_to_json(state)
+                for snap in (want, {**want, "blocks_used": want["blocks_used"] + 1}):  # the spec's, and one off
+                    fresh = whitebox._call(spec.step, call, w.config, requests, before, tuple(spec.batch), snap,
+                                           pending, spec)
+                    given = whitebox._call(spec.step, call, w.config, requests, before, tuple(spec.batch), snap,
+                                           pending, spec, want)
+                    assert given == fresh
+                before = whitebox.to_state(w.config, requests, want, pending if call == "schedule" else None)
