@@ -84,17 +84,18 @@ def fresh_int(value: int) -> int:
 
 
 def run_workload(workload: Workload, factory: Factory, white_box: bool = True,
-                 mutate_results: bool = False) -> dict[str, Any]:
+                 mutate_results: bool = False, until: int | None = None) -> dict[str, Any]:
     """Run `workload` on a fresh instance from `factory`; return the observed trace (plain JSON).
 
     mutate_results clears each dict that schedule() returned before calling update(),
-    as a careless caller might; a conforming submission must not notice. The whole
-    run is limited to RUN_SECONDS; a hang is recorded like an exception.
+    as a careless caller might; a conforming submission must not notice. With `until`,
+    the run stops after that step (stop "until": only the steps so far can be judged). The
+    whole run is limited to RUN_SECONDS; a hang is recorded like an exception.
     """
     state: dict[str, Any] = {}
     try:
         with time_limit(RUN_SECONDS):
-            return _run(workload, factory, white_box, mutate_results, state)
+            return _run(workload, factory, white_box, mutate_results, state, until)
     except CallTimeout as e:
         observed: dict[str, Any] = state["observed"]
         observed["stop"] = "error"
@@ -104,7 +105,7 @@ def run_workload(workload: Workload, factory: Factory, white_box: bool = True,
 
 
 def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: bool,
-         where: dict[str, Any]) -> dict[str, Any]:
+         where: dict[str, Any], until: int | None = None) -> dict[str, Any]:
     """The body of run_workload; `where` hands the observed trace to the timeout handler.
 
     One function, in the order of the protocol (spec/loop.py gives the steps): each call's result goes
@@ -134,6 +135,9 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
     idle = 0  # consecutive empty batches with every request arrived
     live: set[str] = set()  # added and not yet reported finished
     for step, arrivals in run:
+        if until is not None and step > until:
+            observed["stop"] = "until"
+            return observed
         record: dict[str, Any] = {"step": step, "added": []}
         steps.append(record)
         try:

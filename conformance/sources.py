@@ -40,7 +40,6 @@ class Run:
     first: dict[str, tuple[Workload, Finding, str]] = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
     first_seconds: float | None = None
-    failed_features: dict[str, set[str]] = field(default_factory=dict)  # check -> features of failing vectors
     target: str = ""
     adapter: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -49,6 +48,7 @@ class Run:
     policy: str = DEFAULT_POLICY  # every workload is judged under it (spec/model.py POLICIES)
     capabilities: Capabilities = DEFAULT_CAPABILITIES  # the adapter's: workloads it cannot hold are left out
     left_out: int = 0  # generated workloads left out because the engine cannot hold them
+    failing: list[tuple[str, Workload, Finding]] = field(default_factory=list)  # corpus: source, workload, lead
 
     def record(self, check: str, workload: Workload, finding: Finding | None, source: str) -> None:
         result = self.results[check]

@@ -27,7 +27,7 @@ from conformance.limits import HangLimit, hang_ledger
 from conformance.profiles import PROFILES, Profile, Stage
 from conformance.reports.report import CheckResult, Counterexample, Report
 from conformance.sources import HANGS_EXPLORING, Progress, Run, run_stage, run_token_values, stateful_finding
-from conformance.workloads.corpus import Vector, features, load_corpus, run_corpus
+from conformance.workloads.corpus import Vector, load_corpus, run_corpus
 from spec.feasible import liveness_bound
 from spec.model import DEFAULT_POLICY, POLICIES
 from spec.trace import Workload, with_policy
@@ -80,7 +80,7 @@ def _diagnose(report: Report, r: Run, stopped: bool) -> None:
     """Name the known bugs consistent with the findings; not for a submission that hangs (it would run it more)."""
     try:
         if not stopped:
-            report.diagnosis = diagnose_report(report, r.factory, r.failed_features, r.capabilities.holds).to_json()
+            report.diagnosis = diagnose_report(report, r.factory, r.failing, r.capabilities.holds).to_json()
             return
     except HangLimit:
         pass
@@ -135,8 +135,7 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
     corpus = run_corpus(vectors, factory, white_box, checks, lambda i: tick("corpus", i, len(vectors)))
     report.features = corpus.features
     by_id = {v.vector_id: v for v in vectors}
-    r.failed_features = {c: {t for i in corpus.failed[c] for t in by_id[i].workload.tags or features(by_id[i].workload)}
-                         for c in checks}
+    r.failing = [(f"corpus/{i}", by_id[i].workload, finding) for i, finding in corpus.lead.items()]
     for check in checks:
         results[check].runs += corpus.runs[check]
         results[check].failed += len(corpus.failed[check])

@@ -6,14 +6,13 @@ divergent step, call and observed value. When several bugs fit, workloads from t
 corpus and the exhaustive scope are searched for one on which their mutants behave
 differently (black box); the submission is run on it and only the bugs that behave
 like it are kept. When none fits, the answer is "no known bug matches", never the
-nearest one. Findings are grouped by cause: findings reproduced by a common bug, or
-shrunk to the same workload, are one cause.
-"""
+nearest one. The causes (conformance/checks/causes.py) cover every failing corpus
+vector as well as the counterexamples, each explained on its own."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import islice
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 from conformance.adapters import Factory, SpecAdapter, canonical_factory, load_module
 from conformance.catalog import CATALOG, bug_named, suspects
 from conformance.checks import probes
+from conformance.checks.causes import Cause, Item, root_causes
 from conformance.checks.checkers import Finding
 from conformance.checks.workload import check_workload
 from conformance.drivers import run_workload
@@ -30,7 +30,7 @@ from spec.golden import case_named
 from spec.trace import Workload, workload_to_json
 
 MUTANTS_DIR = Path(__file__).resolve().parent.parent / "mutants"
-FEATURES_SHOWN = 6  # feature names printed per cause (all are in the JSON)
+MINOR = 3  # a cause of at most this many corpus vectors and no counterexample is listed on one shared line
 SEARCH_LIMIT = 400  # workloads tried per round when telling candidates apart
 Reproduce = Callable[[Factory, "Evidence"], Finding | None]
 
@@ -93,28 +93,6 @@ def black_box(w: Workload, observed: dict[str, Any]) -> tuple[Any, ...]:
 
 
 @dataclass
-class Cause:
-    """Findings with one cause: the bugs that explain them all (maybe none), and what they touch."""
-
-    bugs: tuple[str, ...]
-    findings: list[Evidence]
-    features: set[str] = field(default_factory=set)
-
-    def line(self) -> str:
-        checks = ", ".join(f"{e.check} [{e.finding.rule}]" for e in self.findings)
-        name = " or ".join(self.bugs) if self.bugs else "no known bug matches"
-        shown = sorted(self.features)[:FEATURES_SHOWN]
-        more = ", ..." if len(self.features) > FEATURES_SHOWN else ""
-        feats = f": {', '.join(shown)}{more}" if self.features else ""
-        return (f"{name}: {checks} ({len(self.findings)} check{'s' * (len(self.findings) != 1)}, "
-                f"{len(self.features)} feature{'s' * (len(self.features) != 1)}{feats})")
-
-    def to_json(self) -> dict[str, Any]:
-        return {"bugs": list(self.bugs), "checks": [e.check for e in self.findings],
-                "rules": [e.finding.rule for e in self.findings], "features": sorted(self.features)}
-
-
-@dataclass
 class Diagnosis:
     """The catalog bugs consistent with every finding, how they were told apart, and the causes."""
 
@@ -138,35 +116,24 @@ class Diagnosis:
             sizes = ", ".join(str(len(s["workload"]["requests"])) for s in self.separations)
             head.append(f"  told apart {len(first)} candidates on {len(self.separations)} workloads ({sizes} "
                         "requests; each is in the JSON report's diagnosis.separations)")
-        head.append(f"causes: {len(self.causes)} (a cause: the findings one bug explains; the features it touches)")
-        head += [f"  {i}. {c.line()}" for i, c in enumerate(self.causes, start=1)]
+        vectors = sum(c.vectors for c in self.causes)
+        over = f", over {vectors} failing corpus vectors and the counterexamples" if vectors else ""
+        head.append(f"causes: {len(self.causes)}{over} (a cause: the findings one known bug explains, or one kind "
+                    "of divergence none explains)")
+        major = [c for c in self.causes if c.findings or len(c.items) > MINOR]
+        head += [f"  {i}. {c.line()}" for i, c in enumerate(major, start=1)]
+        minor = [c for c in self.causes if c not in major]
+        if minor:
+            head.append(f"  {len(major) + 1}-{len(self.causes)}. " if len(minor) > 1 else f"  {len(self.causes)}. ")
+            head[-1] += "; ".join(f"{' or '.join(c.bugs) or 'no known bug: ' + c.what} ({len(c.items)} corpus "
+                                  f"vector{'s' * (len(c.items) != 1)})" for c in minor) + \
+                " (each fits too few vectors to tell from chance; the JSON report has them)"
         return head
 
     def to_json(self) -> dict[str, Any]:
         return {"consistent": list(self.consistent), "matches": list(self.kept), "searched": self.searched,
                 "separations": self.separations, "causes": [c.to_json() for c in self.causes],
                 "lines": self.lines()}
-
-
-def group_causes(evidence: list[Evidence], bugs_of: list[tuple[str, ...]]) -> list[Cause]:
-    """Group findings: ones sharing a reproducing bug are one cause; so are unexplained ones with the same
-    shrunk workload, or the same rule at the same first step."""
-    causes: list[tuple[set[str], set[str], list[Evidence]]] = []
-    for ev, bugs in zip(evidence, bugs_of, strict=True):
-        shape = workload_to_json(ev.workload)
-        keys = {repr((shape["requests"], shape["config"])), repr((ev.finding.rule, ev.finding.step))}
-        joined = [c for c in causes if (set(bugs) & c[0]) or (not bugs and not c[0] and keys & c[1])]
-        merged: tuple[set[str], set[str], list[Evidence]] = (set(bugs), keys, [ev])
-        for c in joined:
-            causes.remove(c)
-            common = merged[0] & c[0] if merged[0] and c[0] else merged[0] | c[0]
-            merged = (common, merged[1] | c[1], c[2] + merged[2])
-        causes.append(merged)
-    order = {id(e): i for i, e in enumerate(evidence)}
-    named = suspects(evidence[0].workload.config.policy) if evidence else CATALOG
-    out = [Cause(tuple(b.name for b in named if b.name in bugs), sorted(evs, key=lambda e: order[id(e)]))
-           for bugs, _, evs in causes]
-    return sorted(out, key=lambda c: order[id(c.findings[0])])
 
 
 def same_checks_fail(candidates: tuple[str, ...], submission: Factory,
@@ -230,10 +197,12 @@ def search_space(holds: Callable[[Workload], bool] = lambda w: True) -> Iterator
 
 
 def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reproduce,
-             features: dict[str, set[str]] | None = None, holds: Callable[[Workload], bool] = lambda w: True
-             ) -> Diagnosis:
-    """Diagnose a set of findings; with the submission's factory, tell several candidates apart."""
-    from conformance.workloads.corpus import features as workload_features  # the corpus matrix's tags
+             corpus: Sequence[tuple[str, Workload, Finding]] = (), holds: Callable[[Workload], bool] = lambda w: True,
+             white_box: bool = True, totals: dict[str, int] | None = None) -> Diagnosis:
+    """Diagnose a set of findings; with the submission's factory, tell several candidates apart.
+
+    The causes cover the counterexamples and `corpus`, every failing corpus vector's earliest finding
+    (conformance/checks/causes.py); `totals` is the corpus's vectors per feature."""
     bugs_of = [reproducing_bugs(ev, rerun) for ev in evidence]
     named = suspects(evidence[0].workload.config.policy) if evidence else CATALOG
     consistent = tuple(b.name for b in named if all(b.name in bugs for bugs in bugs_of)) if evidence else ()
@@ -243,26 +212,30 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
         kept, separations = same_checks_fail(consistent, submission, evidence)
         kept, more, searched = tell_apart(kept, submission, search_space(holds))
         separations += more
-    causes = group_causes(evidence, bugs_of)
+    items = [Item(ev.source or ev.check, ev.workload, ev.finding, True) for ev in evidence] + \
+        [Item(source, w, f) for source, w, f in corpus]
+
+    def rerun_item(factory: Factory, item: Item) -> Finding | None:
+        return rerun(factory, Evidence(item.check, item.workload, item.finding, item.source))
+    causes = root_causes(items, white_box, rerun_item, mutant_factory, totals)
     for c in causes:
         if len(kept) >= 1 and set(kept) <= set(c.bugs):
-            c.bugs = kept
+            c.bugs, c.also = kept, ()  # reproduced exactly and told apart: what else fits a first step is moot
         elif len(c.bugs) > 1 and submission is not None:  # one cause of several: tell its candidates apart
             narrowed, more, n = tell_apart(c.bugs, submission, search_space(holds))
             c.bugs = narrowed or c.bugs  # the other causes may hide it on every separating workload
             separations += more
             searched += n
-        for ev in c.findings:
-            c.features |= (features or {}).get(ev.check, set()) | set(workload_features(ev.workload))
     return Diagnosis(consistent, kept, separations, causes, searched)
 
 
-def diagnose_report(report: Any, factory: Factory, features: dict[str, set[str]] | None = None,
+def diagnose_report(report: Any, factory: Factory, corpus: Sequence[tuple[str, Workload, Finding]] = (),
                     holds: Callable[[Workload], bool] = lambda w: True) -> Diagnosis:
-    """The diagnosis of a conformance report's counterexamples (see conformance.suite.run)."""
+    """The diagnosis of a conformance report's counterexamples and failing corpus vectors (conformance.suite.run)."""
     evidence = [Evidence(cx.check, cx.workload, cx.finding, cx.source) for cx in report.counterexamples]
     white_box = bool(report.white_box)
-    return diagnose(evidence, factory, lambda f, ev: reproduce(f, ev, white_box), features, holds)
+    totals = {t: row["pass"] + row["fail"] for t, row in report.features.items()}
+    return diagnose(evidence, factory, lambda f, ev: reproduce(f, ev, white_box), corpus, holds, white_box, totals)
 
 
 def diagnosis_lines(diagnosis: dict[str, Any]) -> list[str]:

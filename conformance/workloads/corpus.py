@@ -12,7 +12,7 @@ import argparse
 import json
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.adapters import Factory
@@ -169,6 +169,7 @@ class CorpusResult:
     failed: dict[str, list[str]]  # check -> ids of failing vectors, in corpus order
     features: dict[str, dict[str, int]]  # feature -> {"pass": n, "fail": n}
     first: dict[str, tuple[Vector, Finding]]  # check -> its first failing vector and finding
+    lead: dict[str, Finding] = field(default_factory=dict)  # failing vector id -> its earliest finding (root causes)
     seconds_to_first: float | None = None  # wall time from the start to the first failure (terminal only)
     stopped: bool = False  # the submission hung too often (HangLimit): the vectors after the last judged were not run
 
@@ -193,6 +194,8 @@ def run_corpus(vectors: Iterable[Vector], factory: Factory, white_box: bool = Tr
                 ok = False
                 result.failed[check].append(v.vector_id)
                 result.first.setdefault(check, (v, finding))
+                if v.vector_id not in result.lead or finding.step < result.lead[v.vector_id].step:
+                    result.lead[v.vector_id] = finding
                 if result.seconds_to_first is None:
                     result.seconds_to_first = time.perf_counter() - start
         for tag in v.workload.tags or features(v.workload):

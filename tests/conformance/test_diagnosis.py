@@ -78,7 +78,7 @@ def test_a_fault_outside_the_catalog_matches_nothing(tmp_path):
     f = reproduce(load_target(str(p)), Evidence("hygiene", w, None))
     d = diagnose([Evidence("hygiene", w, f)], load_target(str(p)), reproduce)
     assert d.kept == () and d.lines()[0] == "diagnosis: no known bug matches all findings"
-    assert d.causes[0].line().startswith("no known bug matches: hygiene [H.retained] (1 check")
+    assert d.causes[0].line().startswith("no known bug: update() fails H.retained: hygiene [H.retained] (1 check")
 
 
 def test_grading_diagnosis_uses_the_same_consistency():

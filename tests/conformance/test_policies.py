@@ -59,7 +59,7 @@ def test_a_card_scheduler_under_vllm_v1_is_diagnosed_as_following_the_card(capsy
     assert main(["check", "impl", "--policy", "vllm-v1", "--quiet"]) == 1
     out = capsys.readouterr().out
     assert "policy=vllm-v1" in out
-    assert "diagnosis: behaves like policy:p07" in out and "causes: 1 " in out
+    assert "diagnosis: behaves like policy:p07" in out and "causes: 1," in out
     assert re.search(r"features: \d+ fail, from 1 cause", out) and "  FAIL chunked-prefill" not in out
 
 
