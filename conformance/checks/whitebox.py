@@ -109,7 +109,11 @@ def _spec_finding(k: int, call: str, got: Mapping[str, Any], want: Mapping[str, 
 
 
 def invariants(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
-    """Judge the submission's own state after every call; the first violation or difference from the spec."""
+    """Judge the submission's own state after every call; the first violation or difference from the spec.
+
+    A black-box run shows no state, only the batches: then what they show of I2 and I6."""
+    if not observed.get("white_box"):
+        return batch_invariants(workload, observed)
     bad = observed.get("white_box_error")
     if bad is not None:
         return [Finding("invariants", "I6", bad["step"], bad["call"], f"after step {bad['step']} {bad['call']}(): "
@@ -118,6 +122,24 @@ def invariants(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
         return _judge(workload, observed)
     except (KeyError, TypeError, ValueError) as e:
         return [Finding("invariants", "I6", 0, "snapshot", f"the white-box state is inconsistent: {e!r}")]
+
+
+def batch_invariants(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
+    """I2 and I6 as any caller sees them: a batch's tokens within the budget, at most max_num_seqs sequences in it
+    (every scheduled sequence is running)."""
+    config = workload.config
+    for got in observed["steps"]:
+        batch, k = got.get("schedule") or [], got["step"]
+        tokens = sum(n for _, n in batch)
+        if tokens > config.max_num_batched_tokens:
+            return [Finding("invariants", "I2", k, "schedule", f"step {k}: schedule() returned {tokens} tokens, more "
+                            f"than max_num_batched_tokens {config.max_num_batched_tokens} (I2)",
+                            config.max_num_batched_tokens, tokens)]
+        if len(batch) > config.max_num_seqs:
+            return [Finding("invariants", "I6", k, "schedule", f"step {k}: schedule() returned {len(batch)} sequences, "
+                            f"more than max_num_seqs {config.max_num_seqs} can be running (I6)",
+                            config.max_num_seqs, len(batch))]
+    return []
 
 
 def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:

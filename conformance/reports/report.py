@@ -121,7 +121,7 @@ class Report:
             if c.counterexample is not None:
                 f = c.counterexample.finding
                 first = f"[{f.rule}] step {f.step}, {c.counterexample.size['requests']} requests"
-            box = "black" if BLACK_BOX[name] else "white"
+            box = "black" if BLACK_BOX[name] else "white" if self.white_box else "batch"
             lines.append(f"{name:<13} {c.status.upper():<8} {c.runs:>6} {c.failed:>7}  {box:<6} {first}")
         if self.features:
             failing = {k: v for k, v in sorted(self.features.items()) if v["fail"]}
