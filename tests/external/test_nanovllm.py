@@ -246,7 +246,9 @@ def test_check_quick_fails_on_nano_vllms_differences_and_none_of_the_adapters(nv
     assert report.verdict == "FAIL" and report.error is None
     status = {name: c.status for name, c in report.checks.items()}
     assert status["golden"] == status["differential"] == status["hygiene"] == "fail"
-    assert status["equivalence"] == status["liveness"] == "pass" and status["invariants"] == "skipped"
+    assert status["equivalence"] == status["liveness"] == "pass"
+    assert status["invariants"] == "fail" and not report.white_box  # a decode step over the budget, from outside
+    assert by_check_rule(report, "invariants") == "I2"
     assert status["stateful"] in ("fail", "pass")  # never unknown: no idle schedule() reaches nano-vllm
     by_check = {cx.check: cx for cx in report.counterexamples}
     for check, cx in by_check.items():
@@ -256,3 +258,31 @@ def test_check_quick_fails_on_nano_vllms_differences_and_none_of_the_adapters(nv
     text = " ".join(cx.finding.message for cx in report.counterexamples) + " ".join(report.notes)
     for adapters_own in ("AssertionError", "adapter defect", "H.instances", "could not reproduce"):
         assert adapters_own not in text
+
+
+def by_check_rule(report: Any, check: str) -> str:
+    cx = report.checks[check].counterexample
+    return str(cx.finding.rule) if cx is not None else ""
+
+
+def test_the_reports_causes_name_nano_vllms_differences(nv: Any) -> None:
+    from conformance.suite import run
+
+    causes = run(str(CHECKOUT), "quick", adapter=ADAPTER).diagnosis["causes"]
+    workloads = {v.vector_id: v.workload for v in load_corpus()[0]}
+    labels = {}
+    for c in causes:
+        key = c["bugs"][0] if c["bugs"] else c["what"]
+        found = [cause(nv, workloads[s.removeprefix("corpus/")])[0] for s in c["sources"] if s.startswith("corpus/")]
+        assert found and set(found) <= set(KNOWN), f"{key}: {set(found) - set(KNOWN)}"  # none is the adapter's
+        labels[key] = found
+
+    def mostly(key: str, *known: str) -> bool:
+        return sum(label in known for label in labels[key]) > len(labels[key]) / 2
+    assert mostly("chunk_only_first", "only-first-chunks")
+    assert mostly("prefill_or_decode", "prefill-first", "decode-admits-nothing")
+    assert set(labels["grow_on_mod_one"]) == {"block-size-1"}  # nano-vllm grows when len % block_size == 1
+    crash = next(c for c in causes if c["what"] == "update raises IndexError [H.raised]")
+    assert "block-size-1" in crash["common"] and set(labels[crash["what"]]) == {"block-size-1"}
+    cached = next(c for c in causes if c["what"] == "schedule() gives fewer tokens than the spec [P2]")
+    assert mostly(cached["what"], "prefix-cache") and cached["near"][0][0] == "preempt_keeps_num_computed"
