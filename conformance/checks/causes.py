@@ -42,8 +42,11 @@ class _Missing:
 
 
 MISSING = _Missing()  # past the end of a list
+BATCH_WORDS = {"I2": "tokens than max_num_batched_tokens", "I6": "sequences than max_num_seqs"}
 WHOLE_RUN_RULES = ("H.fresh_dict", "H.instances", "H.retained")  # hygiene probes that need whole runs
 Rerun = Callable[[Factory, "Item"], Finding | None]  # the full check, for what stepwise judging cannot see
+Combine = Callable[[Sequence["Item"], Sequence[str], bool, Rerun, bool], list[tuple[str, list["Item"]]]]
+MINOR = 3  # a cause of at most this many findings and no counterexample may be chance (listed on one shared line)
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,8 @@ def change(f: Finding) -> str:
     """What went wrong, without ids or values: the key unexplained findings are grouped by."""
     if f.rule == "H.raised":
         return f"{f.call} raises {raised_kind(f)}"
+    if f.check == "invariants" and f.call == "schedule" and f.rule in BATCH_WORDS and isinstance(f.actual, int):
+        return f"schedule() returns more {BATCH_WORDS[f.rule]}"  # what a black-box batch showed (batch_invariants)
     compared = f.check in ("differential", "golden") or (f.check == "stateful" and f.rule[:1] in "PU")
     if not (compared and isinstance(f.expected, list) and isinstance(f.actual, list)):
         return f"{f.call}() differs from the spec" if compared else f"{f.call}() fails {f.rule}"
@@ -206,10 +211,12 @@ def suspect_findings(items: Sequence[Item], white_box: bool, rerun: Rerun, make:
 
 
 def root_causes(items: Sequence[Item], white_box: bool, rerun: Rerun, make: Callable[[str], Factory | None],
-                totals: dict[str, int] | None = None) -> list[Cause]:
+                totals: dict[str, int] | None = None, combine: Combine | None = None) -> list[Cause]:
     """Every item in one cause: the fewest suspects that explain the explained ones, then groups by `change`.
 
-    `totals` (feature -> corpus vectors with it) orders an unexplained cause's shared features, rarest first."""
+    `totals` (feature -> corpus vectors with it) orders an unexplained cause's shared features, rarest first;
+    `combine` (conformance/checks/pairs.py) tries two named bugs at once on each group before it is left
+    unexplained."""
     found = suspect_findings(items, white_box, rerun, make)
     explained = [frozenset(n for n, g in by.items() if local(g) == local(item.finding))
                  for item, by in zip(items, found, strict=True)]
@@ -230,7 +237,19 @@ def root_causes(items: Sequence[Item], white_box: bool, rerun: Rerun, make: Call
         if not e:
             f = items[i].finding
             groups.setdefault(change(f) + ("" if f.rule in change(f) else f" [{f.rule}]"), []).append(i)
-    for what, group in groups.items():
+    pairs: Combine = combine or (lambda *a: [])
+    for c in sorted(causes, key=lambda c: len(c.items)):  # two causes needed anyway beat a third bug
+        others = [d.bugs[0] for d in causes if d is not c and len(d.items) > MINOR and d.bugs[0] not in c.bugs]
+        instead = pairs(c.items, others, white_box, rerun, True) if len(c.items) <= 2 * SAMPLED else []
+        if len(instead) == 1 and len(instead[0][1]) == len(c.items):
+            c.bugs, c.also = (instead[0][0],), ()
+    named = [c.bugs[0] for c in causes if len(c.items) > MINOR]
+    for what, group in list(groups.items()):
+        for pair, held in pairs([items[i] for i in group], named, white_box, rerun, False):
+            causes.append(Cause((pair,), held))
+            group = [i for i in group if items[i] not in held]
+        if not group:
+            continue
         kind = [(items[i], found[i]) for i in group]
         near = {n: sum(1 for item, by in kind if alike(by.get(n), item.finding)) for n in order}
         causes.append(Cause((), [items[i] for i in group], what, shared([items[i] for i in group], totals or {}),

@@ -21,8 +21,9 @@ from typing import Any
 from conformance.adapters import Factory, SpecAdapter, canonical_factory, load_module
 from conformance.catalog import CATALOG, bug_named, suspects
 from conformance.checks import probes
-from conformance.checks.causes import Cause, Item, root_causes
+from conformance.checks.causes import MINOR, Cause, Item, root_causes
 from conformance.checks.checkers import Finding
+from conformance.checks.pairs import explain_in_pairs
 from conformance.checks.workload import check_workload
 from conformance.drivers import run_workload
 from spec.feasible import liveness_bound
@@ -30,7 +31,6 @@ from spec.golden import case_named
 from spec.trace import Workload, workload_to_json
 
 MUTANTS_DIR = Path(__file__).resolve().parent.parent / "mutants"
-MINOR = 3  # a cause of at most this many corpus vectors and no counterexample is listed on one shared line
 SEARCH_LIMIT = 400  # workloads tried per round when telling candidates apart
 Reproduce = Callable[[Factory, "Evidence"], Finding | None]
 
@@ -118,8 +118,8 @@ class Diagnosis:
                         "requests; each is in the JSON report's diagnosis.separations)")
         vectors = sum(c.vectors for c in self.causes)
         over = f", over {vectors} failing corpus vectors and the counterexamples" if vectors else ""
-        head.append(f"causes: {len(self.causes)}{over} (a cause: the findings one known bug explains, or one kind "
-                    "of divergence none explains)")
+        head.append(f"causes: {len(self.causes)}{over} (a cause: the findings one known bug, or two together, "
+                    "explain, or one kind of divergence none explains)")
         major = [c for c in self.causes if c.findings or len(c.items) > MINOR]
         head += [f"  {i}. {c.line()}" for i, c in enumerate(major, start=1)]
         minor = [c for c in self.causes if c not in major]
@@ -217,7 +217,7 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
 
     def rerun_item(factory: Factory, item: Item) -> Finding | None:
         return rerun(factory, Evidence(item.check, item.workload, item.finding, item.source))
-    causes = root_causes(items, white_box, rerun_item, mutant_factory, totals)
+    causes = root_causes(items, white_box, rerun_item, mutant_factory, totals, explain_in_pairs)
     for c in causes:
         if len(kept) >= 1 and set(kept) <= set(c.bugs):
             c.bugs, c.also = kept, ()  # reproduced exactly and told apart: what else fits a first step is moot

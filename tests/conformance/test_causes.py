@@ -128,3 +128,32 @@ def test_a_run_cut_at_a_step_stops_there():
     w = next(v.workload for v in load_corpus(families=("coverage",))[0] if len(v.workload.requests) > 2)
     whole, cut = run_workload(w, load_target("impl"), False), run_workload(w, load_target("impl"), False, until=2)
     assert cut["stop"] == "until" and cut["steps"] == whole["steps"][:2] and len(whole["steps"]) > 2
+
+
+def test_two_bugs_that_show_in_one_step_are_named_together_not_as_a_third(tmp_path):
+    from conformance.mutants.build import source
+    from spec import faults
+
+    p = tmp_path / "p07_scheduler.py"  # both in schedule(): no subclassing composes them, their edits do
+    p.write_text(faults.apply_edits(source("decode_not_charged"), faults.BY_NAME["phase2_continue"].edits, "test"))
+    d = run(str(p), TINY).diagnosis
+    names = [c["bugs"] for c in major(d)]
+    assert ["decode_not_charged"] in names and ["phase2_continue"] in names, d["lines"]
+    assert ["phase2_continue + decode_not_charged"] in names, d["lines"]
+    assert all(b in ("decode_not_charged", "phase2_continue", "phase2_continue + decode_not_charged")
+               for c in names for b in c), d["lines"]  # no third bug for what the two do together
+
+
+def test_a_pair_whose_edits_touch_the_same_text_is_not_made():
+    from conformance.checks.pairs import pair_factory
+
+    assert pair_factory("preempt_keeps_num_computed + preempt_clears_output") is None  # both rewrite the requeue
+    both = pair_factory("phase2_continue + decode_not_charged")
+    assert both is not None and run_workload(load_corpus()[0][0].workload, both, False)["error"] is None
+
+
+def test_a_batch_over_the_budget_is_named_as_such():
+    f = Finding("invariants", "I2", 3, "schedule", "step 3: schedule() returned 5 tokens, more than ...", 4, 5)
+    from conformance.checks.causes import change
+
+    assert change(f) == "schedule() returns more tokens than max_num_batched_tokens"
