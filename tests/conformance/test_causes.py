@@ -157,3 +157,24 @@ def test_a_batch_over_the_budget_is_named_as_such():
     from conformance.checks.causes import change
 
     assert change(f) == "schedule() returns more tokens than max_num_batched_tokens"
+
+
+def test_the_fewest_suspects_cover_every_finding_once_and_a_cause_names_only_those_that_fit_all(monkeypatch):
+    from conformance.checks import causes
+    from spec.model import Config
+    from spec.trace import Request, make_workload
+
+    w = make_workload(Config(8, 2, 2, 8), [Request("a1", 2, 1)])
+    mine = [Finding("differential", "P2", 1, "schedule", f"m{i}", [["a1", 2]], [["a1", i + 3]]) for i in range(6)]
+    items = [Item(f"corpus/v{i}", w, f) for i, f in enumerate(mine)]
+    fits = {"victim_first": {0, 1}, "preempt_to_tail": {1, 2, 3, 4}, "phase2_continue": {2, 3, 4}}
+
+    def stepwise(factory, item, white_box, rerun):  # a suspect "reproduces" the items the table gives it
+        return item.finding if items.index(item) in fits.get(factory, ()) else None
+    monkeypatch.setattr(causes, "stepwise", stepwise)
+    got = causes.root_causes(items, False, None, lambda name: name)
+    held = {c.bugs or (c.what,): [items.index(i) for i in c.items] for c in got}
+    assert held == {("preempt_to_tail",): [1, 2, 3, 4], ("victim_first",): [0], ("schedule() gives more tokens "
+                    "than the spec [P2]",): [5]}, held  # each item once; the smaller cause only keeps what is left
+    tail = next(c for c in got if c.bugs == ("preempt_to_tail",))
+    assert dict(tail.also) == {"phase2_continue": 3, "victim_first": 1}  # fits some, not all: not a tie

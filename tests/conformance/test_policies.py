@@ -60,6 +60,7 @@ def test_a_card_scheduler_under_vllm_v1_is_diagnosed_as_following_the_card(capsy
     out = capsys.readouterr().out
     assert "policy=vllm-v1" in out
     assert "diagnosis: behaves like policy:p07" in out and "causes: 1," in out
+    assert "\n  1. policy:p07: " in out  # every failing vector is put down to the card's policy, tried as a suspect
     assert re.search(r"features: \d+ fail, from 1 cause", out) and "  FAIL chunked-prefill" not in out
 
 
