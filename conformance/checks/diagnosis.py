@@ -219,7 +219,7 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
         return rerun(factory, Evidence(item.check, item.workload, item.finding, item.source))
     causes = root_causes(items, white_box, rerun_item, mutant_factory, totals, explain_in_pairs)
     for c in causes:
-        if len(kept) >= 1 and set(kept) <= set(c.bugs):
+        if kept and c.bugs and set(kept) <= set(c.bugs):  # a cause no bug explains is never renamed
             c.bugs, c.also = kept, ()  # reproduced exactly and told apart: what else fits a first step is moot
         elif len(c.bugs) > 1 and submission is not None:  # one cause of several: tell its candidates apart
             narrowed, more, n = tell_apart(c.bugs, submission, search_space(holds))

@@ -178,3 +178,18 @@ def test_the_fewest_suspects_cover_every_finding_once_and_a_cause_names_only_tho
                     "than the spec [P2]",): [5]}, held  # each item once; the smaller cause only keeps what is left
     tail = next(c for c in got if c.bugs == ("preempt_to_tail",))
     assert dict(tail.also) == {"phase2_continue": 3, "victim_first": 1}  # fits some, not all: not a tie
+
+
+@pytest.mark.parametrize("name", ["preempt_keeps_blocks_used", "finish_keeps_blocks"])
+def test_a_failing_vectors_lead_is_its_earliest_finding_of_any_check(name):
+    vectors, _ = load_corpus(families=("counterexamples", "coverage", "exhaustive"))
+    factory = load_target(mutant(name))
+    lead = run_corpus(vectors, factory, True).lead
+    earlier = 0
+    for v in vectors:
+        if v.vector_id not in lead:
+            continue
+        found = [f for f in check_workload(v.workload, factory, True).values() if f is not None]
+        assert lead[v.vector_id].step == min(f.step for f in found), v.vector_id
+        earlier += found[0].step > lead[v.vector_id].step  # the first check's finding is not the earliest
+    assert earlier > 0  # the corpus has vectors where taking the first check's finding would be wrong
