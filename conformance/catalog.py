@@ -95,6 +95,16 @@ CATALOG: tuple[Bug, ...] = (
     Bug("no_chunked_prefill", "nano-vllm (pre-chunking)",
         "a waiting head whose remaining prompt exceeds the budget is not admitted at all",
         "n = min(remaining, budget): admit the head with a chunk", ("P2", "P2.stop")),
+    Bug("prefill_or_decode", "nano-vllm; vLLM v0's default scheduler",
+        "a step either admits waiting sequences or runs the running ones, never both: the running sequences "
+        "wait while anyone is admitted, and a step that runs them admits nobody, not even its own victim",
+        "each step runs phase 1 over running, then phase 2 with what is left of the budget: decodes and "
+        "admissions share a step", ("P1", "P2")),
+    Bug("chunk_only_first", "nano-vllm",
+        "only the first sequence scheduled in a step may get a partial chunk: a waiting head whose remaining "
+        "prompt exceeds what is left of the budget is not admitted once anyone else is scheduled",
+        "n = min(remaining, budget) for every head, not only the first of the step: admit it with what is left",
+        ("P2", "P2.stop")),
     Bug("skip_self_keeps_going", "student code",
         "after a sequence preempts itself, phase 1 goes on preempting the sequences before it",
         "when the victim is the sequence itself, stop retrying it", ("P1.skip_self",)),

@@ -42,6 +42,8 @@ class Fault:
 _P1_GROW = "while (grown := try_grow(state, seq, seq.num_computed + n)) is None:"
 _P2_GROW = "grown = try_grow(state, head, head.num_computed + n)"
 _REQUEUE = "requeued = replace(victim, num_computed=0, num_blocks=0, status=Status.WAITING)"
+_PHASE1 = "    state, budget, batch1, events1 = phase1_running(state, budget)\n"
+_POLICY = "    admits, events_policy = admits_after_phase1(state, state.num_preemptions > preemptions)\n"
 _PHASES = "    state, budget, batch2, events2 = phase2_waiting(state, budget if admits else 0)"
 
 FAULTS: tuple[Fault, ...] = (
@@ -102,6 +104,17 @@ FAULTS: tuple[Fault, ...] = (
         Edit("or len(seq.output) >= seq.max_tokens:", "or len(seq.output) > seq.max_tokens:"),)),
     Fault("no_chunked_prefill", "phase2_waiting", (
         Edit(_P2_GROW, _P2_GROW + " if head.remaining <= budget else None"),)),
+    Fault("prefill_or_decode", "schedule_explained", (
+        Edit(_PHASE1 + _POLICY + _PHASES,
+             "    state, _, batch2, events2 = phase2_waiting(state, budget)\n"
+             "    batch1: Batch = ()\n"
+             "    events1: tuple[Event, ...] = ()\n"
+             "    events_policy: tuple[Event, ...] = ()\n"
+             "    if not batch2:  # a step that admits anyone runs nobody else; one that runs them admits nobody\n"
+             "        state, budget, batch1, events1 = phase1_running(state, budget)"),)),
+    Fault("chunk_only_first", "phase2_waiting", (
+        Edit(_P2_GROW, _P2_GROW + " if head.remaining <= budget or budget == state.config.max_num_batched_tokens "
+             "else None"),)),
 )
 BY_NAME: dict[str, Fault] = {f.name: f for f in FAULTS}
 
