@@ -84,9 +84,11 @@ def test_out_compares_with_the_unpreempted_output_and_fails_on_output_cleared():
 TINY = (dict(num_blocks=2, block_size=1, budget=2, max_num_seqs=2, requests=3, prompt_len=1, max_tokens=2),)
 
 
-def test_no_admission_after_preemption_breaks_no_claim_but_the_validation_sees_it(capsys):
-    """It only delays the victim by a step: every claim holds. The encoding (= the spec) tells it apart."""
-    assert cli.inject("no_admission_after_preemption", True, TINY) == 1
+@pytest.mark.parametrize("fault", ["no_admission_after_preemption", "chunk_only_first"])
+def test_a_fault_that_only_delays_breaks_no_claim_but_the_validation_sees_it(fault, capsys):
+    """It only delays a sequence (the victim by a step; a head that needs a chunk, until a step schedules nobody
+    before it): every claim holds. The encoding (= the spec) tells it apart."""
+    assert cli.inject(fault, True, TINY) == 1
     out = capsys.readouterr().out
     assert "no claim breaks" in out and "validation sees it" in out
 
