@@ -193,3 +193,18 @@ def test_a_failing_vectors_lead_is_its_earliest_finding_of_any_check(name):
         assert lead[v.vector_id].step == min(f.step for f in found), v.vector_id
         earlier += found[0].step > lead[v.vector_id].step  # the first check's finding is not the earliest
     assert earlier > 0  # the corpus has vectors where taking the first check's finding would be wrong
+
+
+def test_a_cause_no_bug_explains_keeps_no_name_when_the_diagnosis_has_one():
+    from conformance.checks.diagnosis import diagnose
+    from conformance.workloads.corpus import CORPUS_DIR
+    from spec.trace import load_workload
+
+    w = load_workload(CORPUS_DIR / "counterexamples" / "preempt_to_tail.differential.json")
+    factory = load_target(mutant("preempt_to_tail"))
+    ev = Evidence("differential", w, reproduce(factory, Evidence("differential", w, None)))
+    crash = Finding("hygiene", "H.raised", 1, "update", "step 1: update IndexError: list index out of range")
+    d = diagnose([ev], factory, reproduce, corpus=[("corpus/x", w, crash)])
+    assert d.kept == ("preempt_to_tail",)
+    alone = [c for c in d.causes if c.what]
+    assert [c.bugs for c in alone] == [()] and alone[0].line().startswith("no known bug: update raises IndexError")
