@@ -16,7 +16,7 @@ every one of them has.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -199,14 +199,27 @@ def suspect_findings(items: Sequence[Item], white_box: bool, rerun: Rerun, make:
     seen: dict[tuple[str, str, str], int] = {}
     useful: dict[tuple[str, str, str], set[str]] = {}
     for item in items:
-        kind = (item.check, change(item.finding), item.finding.rule)
+        kind, want = (item.check, change(item.finding), item.finding.rule), local(item.finding)
         names = [bug.name for bug in suspects(item.workload.config.policy)]
         seen[kind] = seen.get(kind, 0) + 1
         if seen[kind] > SAMPLED:
             names = [n for n in names if n in useful.get(kind, set())]
         found = {n: stepwise(f, item, white_box, rerun) for n in names if (f := make(n)) is not None}
-        useful.setdefault(kind, set()).update(n for n, g in found.items() if local(g) == local(item.finding))
+        useful.setdefault(kind, set()).update(n for n, g in found.items() if local(g) == want)
         out.append(found)
+    return out
+
+
+def greedy_cover(explained: Sequence[Set[str]], order: Sequence[str]) -> list[tuple[str, list[int]]]:
+    """The fewest names that cover every explained index, chosen greedily: the one covering most of what is
+    left first (ties: earlier in `order`), each with the indices it takes."""
+    left = [i for i, e in enumerate(explained) if e]
+    out: list[tuple[str, list[int]]] = []
+    while left:
+        best = max(order, key=lambda n: (sum(1 for i in left if n in explained[i]), -order.index(n)))
+        covered = [i for i in left if best in explained[i]]
+        out.append((best, covered))
+        left = [i for i in left if i not in covered]
     return out
 
 
@@ -221,17 +234,12 @@ def root_causes(items: Sequence[Item], white_box: bool, rerun: Rerun, make: Call
     explained = [frozenset(n for n, g in by.items() if local(g) == local(item.finding))
                  for item, by in zip(items, found, strict=True)]
     order = [b.name for b in suspects(items[0].workload.config.policy)] if items else []
-    left = [i for i, e in enumerate(explained) if e]
     causes: list[Cause] = []
-    while left:
-        count = {n: sum(1 for i in left if n in explained[i]) for n in order}
-        best = max(order, key=lambda n: (count[n], -order.index(n)))
-        covered = [i for i in left if best in explained[i]]
+    for _, covered in greedy_cover(explained, order):
         ties = tuple(n for n in order if all(n in explained[i] for i in covered))
         also = {n: k for n in order if n not in ties
                 and (k := sum(1 for i in covered if n in explained[i])) >= ALSO_SHARE * len(covered)}
         causes.append(Cause(ties, [items[i] for i in covered], also=ranked(also)))
-        left = [i for i in left if i not in covered]
     groups: dict[str, list[int]] = {}
     for i, e in enumerate(explained):
         if not e:

@@ -19,8 +19,7 @@ from collections.abc import Callable, Sequence
 
 from conformance.adapters import Factory, canonical_factory
 from conformance.catalog import CATALOG
-from conformance.checks.causes import SAMPLED, Item, Rerun, local, stepwise
-from conformance.checks.checkers import Finding
+from conformance.checks.causes import SAMPLED, Item, Rerun, greedy_cover, local, stepwise
 from spec import faults
 
 JOIN = " + "  # a pair's name: both bugs, in catalog order
@@ -65,19 +64,9 @@ def explain_in_pairs(group: Sequence[Item], named: Sequence[str], white_box: boo
     useful: set[str] = set()
     for n, item in enumerate(group):
         names = tried if n < SAMPLED else [p for p in tried if p in useful]
-        fits = {p for p in names if (f := make(p)) is not None and _fits(f, item, white_box, rerun)}
+        want = local(item.finding)
+        fits = {p for p in names if (f := make(p)) is not None and local(stepwise(f, item, white_box, rerun)) == want}
         useful |= fits
         explained.append(fits)
-    out: list[tuple[str, list[Item]]] = []
-    left = [i for i, e in enumerate(explained) if e]
-    while left:
-        best = max(tried, key=lambda p: (sum(1 for i in left if p in explained[i]), -tried.index(p)))
-        covered = [i for i in left if best in explained[i]]
-        out.append((best, [group[i] for i in covered]))
-        left = [i for i in left if i not in covered]
-    return out
+    return [(pair, [group[i] for i in covered]) for pair, covered in greedy_cover(explained, tried)]
 
-
-def _fits(factory: Factory, item: Item, white_box: bool, rerun: Rerun) -> bool:
-    found: Finding | None = stepwise(factory, item, white_box, rerun)
-    return local(found) == local(item.finding)
