@@ -1,8 +1,9 @@
 """``schedcheck course-init DIR``: make a course repository answer the card's ``./check.sh p07``.
 
 The card's acceptance step is ``./check.sh p07`` in a repository that holds the
-student's ``mine/p07_scheduler.py``. This writes that ``check.sh`` (and ``mine/``
-if it is missing); the script runs ``schedcheck check`` on the file and passes its
+student's ``mine/p07_scheduler.py``. This writes that ``check.sh``, and a starter
+``mine/p07_scheduler.py`` (the interface, with every scheduling method still to write)
+unless the student already has one; the script runs ``schedcheck check`` on the file and passes its
 exit code through (0 conformant, 1 not, 2 nothing to check), so a course's CI can
 gate on it as it is.
 """
@@ -13,6 +14,8 @@ import argparse
 import stat
 import sys
 from pathlib import Path
+
+from conformance.starter import starter_text
 
 CHECK_SH = r"""#!/bin/sh
 # ./check.sh PROBLEM [options]: check mine/<PROBLEM>_scheduler.py with schedcheck.
@@ -28,7 +31,7 @@ case "$problem" in
   *) echo "check.sh: no checker for '$problem' here; this repository checks: p07" >&2; exit 2 ;;
 esac
 if [ ! -f "$file" ]; then
-  echo "check.sh: $file not found; write your scheduler there (the interface is in schedcheck's docs/api.md)" >&2
+  echo "check.sh: $file not found; write your scheduler there (\`schedcheck api\` prints the interface)" >&2
   exit 2
 fi
 if command -v schedcheck >/dev/null 2>&1; then
@@ -58,5 +61,11 @@ def main(args: argparse.Namespace) -> int:
     (root / "mine").mkdir(parents=True, exist_ok=True)
     script.write_text(CHECK_SH)
     script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    print(f"wrote {script}; put the scheduler in {root / 'mine' / 'p07_scheduler.py'} and run ./check.sh p07")
+    mine = root / "mine" / "p07_scheduler.py"
+    if mine.exists():  # the student's own work is never replaced, not even with --force
+        print(f"wrote {script}; kept {mine}. Run ./check.sh p07 in {root}")
+        return 0
+    mine.write_text(starter_text(), encoding="utf-8")
+    print(f"wrote {script} and the starter {mine}: fill in the methods that raise NotImplementedError, then run "
+          f"./check.sh p07 in {root} (`schedcheck api` prints the interface, `schedcheck rules` the rules)")
     return 0

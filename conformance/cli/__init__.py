@@ -20,7 +20,11 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "check": ("conformance.cli.check", "check an implementation against the spec and explain every failure"),
     "replay": ("conformance.cli.replay", "replay a workload or counterexample trace against an implementation"),
     "view": ("conformance.viewer.cli", "write a run as a self-contained HTML page to step through in a browser"),
-    "course-init": ("conformance.course", "write the course repository's ./check.sh p07 (runs check on mine/)"),
+    "course-init": ("conformance.course", "write the course repository's ./check.sh p07 and a starter "
+                    "mine/p07_scheduler.py"),
+    "api": ("conformance.cli.docs", "print the interface a submission implements (docs/api.md)"),
+    "rules": ("conformance.cli.docs", "print the scheduling rules, with the rule ids findings name (docs/rules.md)"),
+    "docs": ("conformance.cli.docs", "print one of schedcheck's pages (grading, sandbox, wire-protocol, ...)"),
     "prove": ("spec.bounded.cli", "run the z3 proofs and the model checker; print the table"),
     "grade": ("conformance.grading.cli", "grade a folder of untrusted submissions in the sandbox, by a rubric"),
     "merge": ("conformance.grading.merge_cli", "merge graded shards: rebuild summary.csv and overview.md"),

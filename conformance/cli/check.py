@@ -21,8 +21,9 @@ from conformance.adapters import Factory, LoadError, load_target
 from conformance.checks.diagnosis import diagnosis_lines
 from conformance.cli.policy import add_policy_argument, rerun_flags
 from conformance.profiles import PROFILES
-from conformance.reports.report import EXIT_USAGE, Report
+from conformance.reports.report import EXIT_FAIL, EXIT_USAGE, Report
 from conformance.reports.traces import render, write_all
+from conformance.starter import unimplemented, unimplemented_lines
 from conformance.suite import run
 from conformance.wire import cli as wire
 from conformance.workloads.corpus import families_except, family_arg
@@ -82,6 +83,13 @@ def main(args: argparse.Namespace) -> int:
         print(f"schedcheck: cannot load {shown_as}: {e}", file=sys.stderr)
         return EXIT_USAGE
     progress.clear()
+    if report.verdict == "FAIL" and args.wire is None:
+        missing = unimplemented(load_target(target, adapter))
+        if missing:  # a starter file: which methods to write says more than counterexamples about them
+            print(f"schedcheck check {shown_as}: not conformant yet: {len(missing)} of its methods are still to "
+                  "write")
+            print("\n".join(unimplemented_lines(missing)))
+            return EXIT_FAIL
     if report.error is not None:
         print(f"schedcheck check {shown_as}: ERROR: the suite itself failed, so nothing is known about the "
               f"submission; please report this traceback:\n{report.error}", file=sys.stderr)

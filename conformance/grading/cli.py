@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import tempfile
+from collections import Counter
 from concurrent.futures import Executor
 from contextlib import ExitStack
 from pathlib import Path
@@ -14,7 +15,7 @@ from conformance.cli.policy import add_policy_argument
 from conformance.grading.batch import grade_all, in_shard, parse_shard
 from conformance.grading.collect import collect
 from conformance.grading.heldout import SEED_ENV, SeedError, fingerprint, held_out_seed
-from conformance.grading.records import statuses, write_summary
+from conformance.grading.records import GRADER_ERROR, NOT_GRADED, statuses, write_summary
 from conformance.grading.rubric import RubricError, load_rubric, under_policy
 
 
@@ -97,18 +98,26 @@ def main(args: argparse.Namespace) -> int:
         if not out.exists():
             out.mkdir(parents=True, mode=0o700)  # grades are the instructor's: no other uid may read them
         grade_all(entries, out, rubric, grade_one, jobs=args.jobs, executor=executor, force=args.force, warm=warm)
-    grades = write_summary(out, rubric)
+    write_summary(out, rubric)
     status = statuses(out)
-    failed = sorted(n for n, s in status.items() if s == "grader error")
-    refused = sum(s == "refused" for s in status.values())
-    print(f"schedcheck grade: {len(grades)} graded in {out} (summary.csv, overview.md); {refused} refused with a "
-          f"reason; {len(failed)} could not be graded", file=sys.stderr)
+    print(closing_line(out, status), file=sys.stderr)
+    failed = sorted(n for n, s in status.items() if s == GRADER_ERROR)
     if failed:
         print(f"schedcheck grade: no grade for {', '.join(failed[:10])}{' ...' if len(failed) > 10 else ''} "
               "(status 'grader error' in summary.csv, cause in <entry>/grader_error.txt); rerun to regrade them",
               file=sys.stderr)
         return 1
     return 0
+
+
+def closing_line(out: Path, status: dict[str, str]) -> str:
+    """What the run did to every entry, and every file it wrote."""
+    counts = Counter(status.values())
+    graded, unused, failed = counts["graded"], counts[NOT_GRADED], counts[GRADER_ERROR]
+    return (f"schedcheck grade: {graded} graded, {unused} not graded (the submission cannot be used: the reason is "
+            f"in summary.csv), {failed} grader errors; wrote {out}/summary.csv, {out}/overview.md, "
+            f"{out}/overview.html (the class dashboard) and, per entry, {out}/<entry>/report.md, report.html, "
+            "results.json, junit.xml, counterexample.json")
 
 
 def merge_main(args: argparse.Namespace) -> int:
@@ -122,6 +131,7 @@ def merge_main(args: argparse.Namespace) -> int:
         print(f"schedcheck merge: {str(out)!r} is not a folder of graded entries", file=sys.stderr)
         return 2
     grades = write_summary(out, rubric)
-    print(f"schedcheck merge: {len(grades)} entries in {out}/summary.csv and overview.md", file=sys.stderr)
+    print(f"schedcheck merge: {len(grades)} entries; wrote {out}/summary.csv, {out}/overview.md and "
+          f"{out}/overview.html", file=sys.stderr)
     return 0
 

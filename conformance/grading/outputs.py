@@ -230,10 +230,14 @@ def summary_csv(grades: Sequence[Grade]) -> str:
     return buf.getvalue()
 
 
-def overview_md(grades: Sequence[Grade]) -> str:
-    """The class overview: score distribution, pass rate per rubric item, the most common diagnosed bugs."""
+def overview_md(grades: Sequence[Grade], not_graded: Sequence[tuple[str, str]] = (),
+                failed: Sequence[tuple[str, str]] = ()) -> str:
+    """The class overview: score distribution, pass rate per rubric item, the most common diagnosed bugs; then
+    the entries that were not graded (the submission cannot be used) and the grader's own errors, with reasons."""
+    tail = _unscored_md("Not graded (the submission cannot be used)", not_graded) + \
+        _unscored_md("Grader errors (the grader failed; regrade them)", failed)
     if not grades:
-        return "# schedcheck: class overview\n\nNo submissions were graded.\n"
+        return "# schedcheck: class overview\n\nNo submissions were graded.\n" + tail
     total = grades[0].rubric.total or 1.0
     lines = ["# schedcheck: class overview", "", f"{len(grades)} submissions, corpus `{grades[0].rubric.corpus}`.",
              "", "## Score distribution", "", "| score | submissions |", "|---|---|"]
@@ -251,7 +255,14 @@ def overview_md(grades: Sequence[Grade]) -> str:
     lines += ["", "## Most common diagnosed bugs", ""]
     ranked = sorted(bugs.items(), key=lambda kv: (-kv[1], kv[0]))
     lines += [f"- {md_cell(name)}: {count}" for name, count in ranked] or ["- none diagnosed"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + tail
+
+
+def _unscored_md(title: str, entries: Sequence[tuple[str, str]]) -> str:
+    """A section of entries without a score, one line each with its reason (empty when there are none)."""
+    if not entries:
+        return ""
+    return "\n".join(["", f"## {title}", "", *[f"- {md_cell(name)}: {md_cell(why)}" for name, why in entries]]) + "\n"
 
 
 def dumps(obj: object) -> str:

@@ -26,12 +26,16 @@ from conformance.grading.outputs import (
 from conformance.grading.rubric import Rubric
 from conformance.viewer.dashboard import write_dashboard
 
+NOT_GRADED = "not graded"  # the submission cannot be used (refused, missing, unreadable): the student's to fix
+GRADER_ERROR = "grader error"  # the grader failed on the entry: the instructor's to look at, and to regrade
+STATUSES = {"refused": NOT_GRADED}  # older records' words for the same statuses
+
 
 def grade_to_json(g: Grade, problem: str = "") -> dict[str, object]:
     """The internal record of a grade, enough to rebuild the summary without regrading."""
     return {
         "format": "schedcheck/grade", "version": 1, "submission": g.submission,
-        "status": "refused" if problem else "graded", "cause": problem,
+        "status": NOT_GRADED if problem else "graded", "cause": problem,
         "rubric_sha256": g.rubric.digest, "corpus": g.rubric.corpus, "policy": g.rubric.policy,
         "isolation": g.isolation,
         "held_out": held_out_fingerprint(g.rubric),
@@ -94,14 +98,15 @@ def read_status(d: Path) -> tuple[str, str]:
     """(status, cause) of an entry folder: from grade.json, else its grader_error.txt."""
     try:
         obj = json.loads((d / "grade.json").read_text())
-        return str(obj.get("status", "graded")), str(obj.get("cause", ""))
+        status = str(obj.get("status", "graded"))
+        return STATUSES.get(status, status), str(obj.get("cause", ""))
     except (OSError, ValueError, AttributeError):
         pass
     try:
         lines = (d / "grader_error.txt").read_text(errors="replace").strip().splitlines()
-        return "grader error", (lines[-1] if lines else "the grader failed on this entry")[:500]
+        return GRADER_ERROR, (lines[-1] if lines else "the grader failed on this entry")[:500]
     except OSError:
-        return "grader error", "no grade was written"
+        return GRADER_ERROR, "no grade was written"
 
 
 def inert(cell: str) -> str:
@@ -110,10 +115,11 @@ def inert(cell: str) -> str:
 
 
 def write_summary(out: Path, rubric: Rubric) -> list[Grade]:
-    """Rebuild summary.csv and overview.md from every entry folder under `out`, grader errors included.
+    """Rebuild summary.csv, overview.md and overview.html from every entry folder under `out`.
 
-    summary.csv has a row per entry and a status column (graded, refused, grader error) with its cause;
-    an entry without a grade (a grader error) keeps its row with empty scores.
+    summary.csv has a row per entry and a status column (graded, not graded, grader error) with its cause;
+    an entry without a grade (a grader error) keeps its row with empty scores. The class statistics count
+    graded entries only: a submission that could not be used is listed with its reason, not as a 0.
     """
     grades, failed = [], []
     for d in sorted(p for p in out.iterdir() if p.is_dir() and not p.is_symlink()):
@@ -128,7 +134,7 @@ def write_summary(out: Path, rubric: Rubric) -> list[Grade]:
     for g in grades:  # one grade at a time, so each row is matched to its own folder, whatever its name holds
         row = list(csv.reader(io.StringIO(summary_csv([g]), newline="")))[1]
         body.append([inert(row[0]), *row[1:], *map(inert, read_status(out / g.submission))])
-    body += [[inert(name), "", f"{rubric.total:g}", *[""] * (len(header) - 3), "grader error", inert(cause)]
+    body += [[inert(name), "", f"{rubric.total:g}", *[""] * (len(header) - 3), GRADER_ERROR, inert(cause)]
              for name, cause in failed]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -136,12 +142,15 @@ def write_summary(out: Path, rubric: Rubric) -> list[Grade]:
     body.sort(key=lambda row: row[0])
     writer.writerows(body)
     (out / "summary.csv").write_text(buf.getvalue(), encoding="utf-8")
-    (out / "overview.md").write_text(overview_md(grades), encoding="utf-8")
-    write_dashboard(out, grades, failed)
+    kept = {g.submission: read_status(out / g.submission) for g in grades}
+    not_graded = sorted((name, cause) for name, (status, cause) in kept.items() if status == NOT_GRADED)
+    graded = [g for g in grades if kept[g.submission][0] != NOT_GRADED]
+    (out / "overview.md").write_text(overview_md(graded, not_graded, failed), encoding="utf-8")
+    write_dashboard(out, grades, failed, not_graded)
     return grades
 
 
 def statuses(out: Path) -> dict[str, str]:
-    """Every entry's status in OUT/summary.csv: graded, refused or grader error."""
+    """Every entry's status in OUT/summary.csv: graded, not graded or grader error."""
     rows = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text(errors="replace"), newline="")))
     return {r["submission"]: r["status"] for r in rows}

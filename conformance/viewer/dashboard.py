@@ -59,11 +59,16 @@ def student_page(grade: Any) -> str | None:
     return render_page(workload, None, title=f"{grade.submission}: counterexample", finding=finding)
 
 
-def overview_html(grades: Sequence[Any], failures: Sequence[tuple[str, str]] = (), links: bool = True) -> str:
-    """The whole class: histogram, pass rates per rubric item, submissions by diagnosed bug, grader errors."""
+def overview_html(grades: Sequence[Any], failures: Sequence[tuple[str, str]] = (), links: bool = True,
+                  not_graded: Sequence[tuple[str, str]] = ()) -> str:
+    """The whole class: histogram, pass rates per rubric item, submissions by diagnosed bug, then the entries
+    not graded (the submission cannot be used: the student's to fix) and the grader errors (the grader's own)."""
+    unused = {name for name, _ in not_graded}
+    grades = [g for g in grades if g.submission not in unused]
     total = grades[0].rubric.total if grades else 0.0
     scores = [g.score for g in grades]
-    head = (f"{len(grades)} graded" + (f", {len(failures)} not graded (grader error)" if failures else "") +
+    head = (f"{len(grades)} graded" + (f", {len(not_graded)} not graded" if not_graded else "") +
+            (f", {len(failures)} grader errors" if failures else "") +
             (f"; mean {statistics.mean(scores):.1f}, median {statistics.median(scores):.1f} of {total:g}"
              if scores else ""))
     items = []
@@ -86,6 +91,7 @@ def overview_html(grades: Sequence[Any], failures: Sequence[tuple[str, str]] = (
                    f"<td>{esc(', '.join(g.diagnosis))}</td><td>{esc(g.isolation)}</td></tr>"
                    for g in sorted(grades, key=lambda g: g.submission))
     errors = "".join(f"<li><b>{esc(name)}</b>: <pre>{shown(why)}</pre></li>" for name, why in failures)
+    unusable = "".join(f"<li><b>{esc(name)}</b>: <pre>{shown(why)}</pre></li>" for name, why in not_graded)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>schedcheck &middot; class overview</title>
 <style>{(Path(__file__).parent / "dashboard.css").read_text()}</style></head><body>
@@ -93,7 +99,10 @@ def overview_html(grades: Sequence[Any], failures: Sequence[tuple[str, str]] = (
 <h2>Scores</h2>{histogram_svg(scores, total)}
 <h2>Pass rate per rubric item</h2><table class="items"><tbody>{"".join(items)}</tbody></table>
 <h2>Submissions by diagnosed bug</h2><ul class="bugs">{groups}</ul>
-<h2>Grader errors</h2>{f'<ul class="errors">{errors}</ul>' if errors else '<p>None.</p>'}
+<h2>Not graded: the submission cannot be used</h2>{f'<ul class="errors">{unusable}</ul>' if unusable else
+                                                     '<p>None.</p>'}
+<h2>Grader errors: the grader failed, regrade them</h2>{f'<ul class="errors">{errors}</ul>' if errors else
+                                                       '<p>None.</p>'}
 <h2>Every submission</h2><table class="subs"><thead><tr><th>submission</th><th>score</th><th>diagnosis</th>
 <th>isolation</th></tr></thead><tbody>{rows}</tbody></table>
 </body></html>
@@ -106,7 +115,8 @@ def _link(name: str, links: bool) -> str:
     return f'<a href="{esc(name)}/{STUDENT_PAGE}">{esc(name)}</a>'
 
 
-def write_dashboard(out: Path, grades: Sequence[Any], failures: Sequence[tuple[str, str]] = ()) -> None:
+def write_dashboard(out: Path, grades: Sequence[Any], failures: Sequence[tuple[str, str]] = (),
+                    not_graded: Sequence[tuple[str, str]] = ()) -> None:
     """Write overview.html and each student's report.html (their counterexample in the viewer)."""
     for g in grades:
         page = student_page(g)
@@ -115,5 +125,5 @@ def write_dashboard(out: Path, grades: Sequence[Any], failures: Sequence[tuple[s
             target.write_text(page)
         elif target.exists():
             target.unlink()
-    (out / "overview.html").write_text(overview_html(grades, failures))
+    (out / "overview.html").write_text(overview_html(grades, failures, not_graded=not_graded))
 

@@ -128,7 +128,7 @@ def test_the_hostile_class_twice_beside_a_cpu_burner(tmp_path: Path) -> None:
         assert row["status"] == "graded", row
         want_full = case.stem in FULL
         assert (float(row["score"]) == 100.0) == want_full, (case.stem, row["score"])
-    refused = {r["submission"]: r for r in rows.values() if r["status"] == "refused"}
+    refused = {r["submission"]: r for r in rows.values() if r["status"] == "not graded"}
     for name, words in REFUSED.items():
         match = [r for n, r in refused.items() if n.startswith(name.removesuffix(".py").removesuffix(".zip"))]
         assert match and words in match[0]["cause"], (name, match)

@@ -175,7 +175,7 @@ def test_the_command_exits_non_zero_and_lists_every_entry_when_one_cannot_be_gra
     assert cli.main(args) == 1
     rows = {r["submission"]: r["status"] for r in csv.DictReader(io.StringIO((tmp_path / "out" / "summary.csv")
                                                                               .read_text()))}
-    assert rows == {"a": "graded", "b": "grader error", "notes.txt": "refused"}
+    assert rows == {"a": "graded", "b": "grader error", "notes.txt": "not graded"}
     monkeypatch.setattr(judge, "grade_one", fake_grade)
     assert cli.main(args) == 0  # resumable: only b is graded again
 

@@ -45,9 +45,9 @@ def test_the_histogram_counts_every_submission_in_its_tenth():
 
 
 def test_submission_names_and_grader_errors_are_escaped():
-    page = overview_html([grade(HOSTILE, 0.2)], failures=[("bad.zip", HOSTILE)])
+    page = overview_html([grade(HOSTILE, 0.2)], failures=[("bad.zip", HOSTILE)], not_graded=[("x.zip", HOSTILE)])
     assert "<img src=x" not in page and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
-    assert "not graded (grader error)" in page and "(no known bug matches)" in page
+    assert "1 grader errors" in page and "1 not graded" in page and "(no known bug matches)" in page
 
 
 def test_each_student_with_a_counterexample_gets_a_viewer_page(tmp_path):
