@@ -2,21 +2,26 @@
 
 Three levels, best first (docs/sandbox.md says what each does not stop):
 - ``bubblewrap``: ``bwrap`` builds a fresh root holding only the system's /usr (and the /bin, /lib
-  links), the Python runtime and the run's directory (read-only); private /proc, /dev, and
-  size-capped /tmp and /dev/shm; new PID, mount, network, IPC, UTS (and cgroup) namespaces.
+  links), the base interpreter's runtime (its binary, standard library and the shared libraries they
+  load: never a file of a virtualenv, every site-packages covered) and the run's directory
+  (read-only); private /proc, /dev, and size-capped /tmp and /dev/shm; new PID, mount, network, IPC,
+  UTS (and cgroup) namespaces.
 - ``namespaces``: the same fresh root, built by our own script under ``unshare`` when bwrap is absent.
 - ``process-group``: no namespaces (e.g. a container that forbids them); a new session, a subreaper
   supervisor and a sweep of every process of the run's uid (or token).
-At every level the interpreter starts with no capabilities at all and no new privileges; when the
-grader is root it also runs as a fresh unprivileged uid/gid (one per run, from UID_BASE), so files
-that are not world-readable stay unreadable and RLIMIT_NPROC counts only the run's processes.
+At every level the child runs the base installation's interpreter (never a virtualenv's bin/python)
+with no capabilities at all and no new privileges; when the grader is root it also runs as a fresh
+unprivileged uid/gid (one per run, from UID_BASE), so files that are not world-readable stay
+unreadable and RLIMIT_NPROC counts only the run's processes.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import site
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -28,6 +33,7 @@ UID_BASE = 0x30000  # a range of unused uids: one per run keeps NPROC counts, sw
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # the runtime's system part
 ROOT_SCRIPT = r"""
 set -eu
+umask 022
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 r=$1; tmp=$2; shm=$3; run=$4; shift 4
 mount --make-rprivate / 2>/dev/null || true
@@ -35,8 +41,10 @@ mount -t tmpfs -o mode=0755,size=1m schedcheck-root "$r"
 while [ "$1" != "--" ]; do
   case "$1" in
     link) mkdir -p "$r$(dirname "$2")"; ln -s "$3" "$r$2"; shift 3;;
+    dir) mkdir -p "$r$2"; shift 2;;
     bind) mkdir -p "$r$2"; mount --rbind "$2" "$r$2"; mount -o remount,bind,ro "$r$2"; shift 2;;
-    mask) mount -t tmpfs -o mode=0555,size=4k schedcheck-hidden "$r$2" 2>/dev/null || true; shift 2;;
+    file) mkdir -p "$r$(dirname "$2")"; : > "$r$2"; mount --bind "$2" "$r$2"; mount -o remount,bind,ro "$r$2"; shift 2;;
+    cover) mount -t tmpfs -o mode=0555,size=4k schedcheck-hidden "$r$2" 2>/dev/null || true; shift 2;;
   esac
 done
 shift
@@ -85,33 +93,169 @@ class Plan:
     uid: int | None  # the unprivileged uid the child runs as, None: the grader's own
 
 
-def runtime_paths(python: str) -> list[str]:
-    """The directories the interpreter needs beyond SYSTEM: its prefixes, outside /usr."""
-    found = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(python)))}
-    return sorted(p for p in found if not any((p + "/").startswith(s + "/") for s in SYSTEM))
+def inside(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or lies below it (by name: both are real paths)."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def masked(python: str, project: str, hide: list[str]) -> list[str]:
-    """Directories inside the bound runtime to cover with an empty tmpfs: installed packages, the project, extras.
+def in_system(path: str) -> bool:
+    """Whether `path` lies under SYSTEM, which every root holds anyway."""
+    return any(inside(path, s) for s in SYSTEM)
 
-    Anything outside the bound directories is simply absent from the fresh root, so it needs no cover.
+
+def base_interpreter() -> str:
+    """The real file of the base installation's interpreter, which the child runs at every level.
+
+    A virtualenv's bin/python (a link to it, or a copy with pyvenv.cfg beside it) would start inside the
+    virtualenv; the base binary finds its own standard library and nothing of the virtualenv.
     """
-    bound = [s for s in SYSTEM if os.path.isdir(s) and not os.path.islink(s)] + runtime_paths(python)
-    sites = [*site.getsitepackages(), site.getusersitepackages(), sysconfig.get_paths()["purelib"],
-             sysconfig.get_paths()["platlib"], "/usr/lib/python3/dist-packages", project, *hide]
-    found = {os.path.realpath(p) for p in sites if os.path.isdir(p)}
-    return sorted(p for p in found if any((p + "/").startswith(b + "/") for b in bound))
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    venv = os.path.realpath(sys.prefix) if sys.prefix != sys.base_prefix else None
+    for candidate in (os.path.join(sys.base_exec_prefix, "bin", version), getattr(sys, "_base_executable", ""),
+                      sys.executable):
+        real = os.path.realpath(candidate) if candidate else ""
+        if os.path.isfile(real) and os.access(real, os.X_OK) and not (venv and inside(real, venv)):
+            return real
+    return os.path.realpath(sys.executable)
 
 
-def system_layout() -> list[tuple[str, str, str]]:
-    """(kind, path, target) for SYSTEM: a link is recreated, a directory bound read-only."""
-    out = []
-    for path in SYSTEM:
-        if os.path.islink(path):
-            out.append(("link", path, os.readlink(path)))
-        elif os.path.isdir(path):
-            out.append(("bind", path, ""))
-    return out
+# ELF class (1: 32-bit, 2: 64-bit): where e_phoff and e_phentsize lie in the header, the formats of e_phoff, of a
+# program header and of a dynamic entry, and where p_type, p_offset, p_vaddr and p_filesz lie in a program header
+ELF = {1: (28, 42, "I", "8I", "iI", (0, 1, 2, 4)), 2: (32, 54, "Q", "IIQQQQQQ", "qQ", (0, 2, 3, 5))}
+PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
+DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_RPATH, DT_RUNPATH = 1, 5, 10, 15, 29
+
+
+def elf_links(path: str) -> tuple[list[str], list[str], str]:
+    """An ELF file's needed libraries, its RPATH and RUNPATH folders (unexpanded) and its program interpreter.
+
+    ([], [], "") for anything that is not a readable ELF file: it then needs nothing bound.
+    """
+    try:
+        with open(path, "rb") as f:
+
+            def read(at: int, n: int) -> bytes:
+                f.seek(at)
+                return f.read(n)
+
+            head = read(0, 64)
+            if head[:4] != b"\x7fELF" or head[4] not in ELF or head[5] not in (1, 2):
+                return [], [], ""
+            end = "<" if head[5] == 1 else ">"
+            at_phoff, at_phentsize, word, header, entry, fields = ELF[head[4]]
+            offset = struct.unpack_from(end + word, head, at_phoff)[0]
+            size, count = struct.unpack_from(end + "HH", head, at_phentsize)
+            table = read(offset, size * count)
+            segments = [tuple(struct.unpack_from(end + header, table, i * size)[k] for k in fields)
+                        for i in range(count)]  # (type, offset in the file, address, size in the file)
+            interp = next((read(o, n).split(b"\0")[0].decode() for t, o, _, n in segments if t == PT_INTERP), "")
+            dynamic = next(((o, n) for t, o, _, n in segments if t == PT_DYNAMIC), None)
+            if dynamic is None:
+                return [], [], interp
+            width = struct.calcsize(end + entry)
+            tags = list(struct.iter_unpack(end + entry, read(dynamic[0], dynamic[1] // width * width)))
+            values = {tag: value for tag, value in tags if tag in (DT_STRTAB, DT_STRSZ)}
+            strtab = next(o + values[DT_STRTAB] - a for t, o, a, n in segments
+                          if t == PT_LOAD and a <= values[DT_STRTAB] < a + n)  # the table's address, as an offset
+            strings = read(strtab, values[DT_STRSZ])
+
+            def text(at: int) -> str:
+                return strings[at:strings.index(b"\0", at)].decode()
+
+            needed = [text(v) for t, v in tags if t == DT_NEEDED]
+            folders = [d for t, v in tags if t in (DT_RPATH, DT_RUNPATH) for d in text(v).split(":") if d]
+            return needed, folders, interp
+    except (OSError, ValueError, KeyError, StopIteration, struct.error):
+        return [], [], ""
+
+
+def shared_libraries(binary: str, modules: list[str]) -> list[str]:
+    """The shared libraries outside SYSTEM the loader finds for the binary and the extension modules (and for
+    what those load in turn): a shared build's libpython, a conda environment's libffi or libssl.
+
+    The loader finds a library outside SYSTEM only through an RPATH or RUNPATH (the child has no
+    LD_LIBRARY_PATH and no /etc/ld.so.cache), so these are searched: the object's own, then the binary's
+    (its RPATH serves everything it loads; searching its RUNPATH too at worst binds one library more).
+    """
+    def expand(name: str, origin: str) -> str:
+        return os.path.normpath(name.replace("${ORIGIN}", origin).replace("$ORIGIN", origin))
+
+    found: list[str] = []
+    seen, todo = {binary, *modules}, [binary, *modules]
+    first = [(folder, os.path.dirname(binary)) for folder in elf_links(binary)[1]]
+    while todo:
+        path = todo.pop()
+        needed, folders, interp = elf_links(path)
+        if interp and not in_system(interp) and interp not in seen:
+            seen.add(interp)
+            found.append(interp)
+        for name in needed:
+            places = [(f, os.path.dirname(path)) for f in folders] + first
+            candidates = ([expand(name, os.path.dirname(path))] if "/" in name  # a path: no search
+                          else [expand(os.path.join(folder, name), origin) for folder, origin in places])
+            lib = next((c for c in candidates if os.path.isabs(c) and os.path.isfile(c)), None)
+            if lib is not None and lib not in seen:
+                seen.add(lib)
+                todo.append(lib)
+                if not in_system(lib):
+                    found.append(lib)
+    return found
+
+
+@functools.cache
+def runtime(python: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(folders, files) the base interpreter `python` needs beyond SYSTEM, each bound read-only at its own path.
+
+    Only the runtime: the binary, the standard library (where the interpreter looks for it: the base's
+    <platlibdir>/pythonX.Y, its lib-dynload and zipped form) and the shared libraries they load. Neither
+    the rest of the base installation (its bin/, console scripts) nor any file of a virtualenv is bound,
+    so they are absent from the root; the site-packages inside the standard library is covered (covered()).
+    """
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    stdlib = os.path.realpath(os.path.join(sys.base_prefix, sys.platlibdir, f"python{version}"))
+    dynload = os.path.realpath(os.path.join(sys.base_exec_prefix, sys.platlibdir, f"python{version}", "lib-dynload"))
+    zipped = os.path.join(os.path.dirname(stdlib), f"python{version.replace('.', '')}.zip")
+    folders = [p for p in (stdlib, dynload) if os.path.isdir(p) and not in_system(p)]
+    folders = [p for p in folders if not any(inside(p, q) and p != q for q in folders)]
+    modules = sorted(str(p) for p in Path(dynload).glob("*.so")) if os.path.isdir(dynload) else []
+    libraries = shared_libraries(python, modules) if not in_system(python) else []
+    files = [p for p in (python, zipped, *libraries) if os.path.isfile(p) and not in_system(p)]
+    return tuple(folders), tuple(dict.fromkeys(p for p in files if not any(inside(p, q) for q in folders)))
+
+
+def covered(bound: list[str], project: str, hide: list[str]) -> list[str]:
+    """Folders inside the bound ones to cover with an empty tmpfs: every site-packages and dist-packages a
+    Python of this version could import from (the base's, a virtualenv's, the user's, the system's), a
+    virtualenv or the project when it lies inside a bound folder (/usr/local/venv), and `hide`.
+
+    Anything outside the bound folders is absent from the root and needs no cover.
+    """
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    prefixes = {sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix, "/usr", "/usr/local"}
+    sites = [os.path.join(p, lib, v, name) for p in prefixes for lib in {"lib", sys.platlibdir}
+             for v in (version, "python3") for name in ("site-packages", "dist-packages")]
+    sites += [*site.getsitepackages(), *site.getsitepackages([sys.base_prefix, sys.base_exec_prefix]),
+              site.getusersitepackages(), sysconfig.get_path("purelib"), sysconfig.get_path("platlib")]
+    venv = [sys.prefix, sys.exec_prefix] if sys.prefix != sys.base_prefix else []
+    found = {os.path.realpath(p) for p in (*sites, *venv, project, *hide) if os.path.isdir(p)}
+    return sorted(p for p in found if any(inside(p, b) and p != b for b in bound))
+
+
+def layout(python: str, project: str, hide: list[str]) -> list[tuple[str, str, str]]:
+    """The child's root in mount order, as (kind, path, target).
+
+    `link`: a symlink to target (/bin, /lib on a merged-/usr system); `dir`: an empty folder, 0755 so the
+    run's uid can pass through to what is bound below it; `bind` a folder and `file` a file, read-only at
+    their own path; `cover`: an empty read-only tmpfs over a folder inside a bound one.
+    """
+    out = [("link", path, os.readlink(path)) if os.path.islink(path) else ("bind", path, "")
+           for path in SYSTEM if os.path.islink(path) or os.path.isdir(path)]
+    folders, files = runtime(python)
+    parents = {str(a) for p in (*folders, *files) for a in Path(p).parents if str(a) != "/"}
+    out += [("dir", p, "") for p in sorted(parents)]
+    out += [("bind", p, "") for p in folders] + [("file", p, "") for p in files]
+    bound = [p for kind, p, _ in out if kind == "bind"]
+    return out + [("cover", p, "") for p in covered(bound, project, hide)]
 
 
 def drop(uid: int | None) -> list[str]:
@@ -125,12 +269,10 @@ def bwrap_argv(uid: int | None, run_dir: str, python: str, project: str, hide: l
             "--die-with-parent", "--new-session", "--hostname", "sandbox", "--tmpfs", "/"]
     if uid is None:
         argv[1:1] = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
-    for kind, path, target in system_layout():
-        argv += ["--symlink", target, path] if kind == "link" else ["--ro-bind", path, path]
-    for path in runtime_paths(python):
-        argv += ["--ro-bind", path, path]
-    for path in masked(python, project, hide):
-        argv += ["--perms", "0555", "--size", "4096", "--tmpfs", path]
+    for kind, path, target in layout(python, project, hide):
+        argv += {"link": ["--symlink", target, path], "dir": ["--perms", "0755", "--dir", path],
+                 "bind": ["--ro-bind", path, path], "file": ["--ro-bind", path, path],
+                 "cover": ["--perms", "0555", "--size", "4096", "--tmpfs", path]}[kind]
     argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
              "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/dev/shm",
              "--ro-bind", run_dir, "/sandbox", "--remount-ro", "/", "--chdir", "/sandbox", "--"]
@@ -142,14 +284,9 @@ def namespaces_argv(uid: int | None, run_dir: str, root_dir: str, python: str, p
     ns = ["unshare", "--pid", "--fork", "--mount", "--net", "--ipc", "--uts", "--propagation", "private"]
     if uid is None:
         ns[1:1] = ["--user", "--map-root-user"]
-    layout: list[str] = []
-    for kind, path, target in system_layout():
-        layout += ["link", path, target] if kind == "link" else ["bind", path]
-    for path in runtime_paths(python):
-        layout += ["bind", path]
-    for path in masked(python, project, hide):
-        layout += ["mask", path]
-    return [*ns, "--", "sh", "-c", ROOT_SCRIPT, "sh", root_dir, str(tmp_bytes), str(tmp_bytes), run_dir, *layout,
+    steps = [word for kind, path, target in layout(python, project, hide)
+             for word in ((kind, path, target) if kind == "link" else (kind, path))]
+    return [*ns, "--", "sh", "-c", ROOT_SCRIPT, "sh", root_dir, str(tmp_bytes), str(tmp_bytes), run_dir, *steps,
             "--", *drop(uid)]
 
 
@@ -160,8 +297,9 @@ def reachable(path: str) -> bool:
 
 
 def interpreter(level: str, root: bool) -> str | None:
-    """The interpreter for this level: ours, or at process-group level as root a same-version one others can read."""
-    mine = os.path.realpath(sys.executable)
+    """The interpreter for this level: the base one (base_interpreter), or at process-group level as root a
+    same-version one others can read."""
+    mine = base_interpreter()
     if level != "process-group" or not root or reachable(mine):
         return mine
     other = shutil.which(f"python{sys.version_info.major}.{sys.version_info.minor}", path="/usr/bin:/bin")
