@@ -14,15 +14,14 @@ import importlib
 import importlib.util
 import sys
 import zlib
-from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from conformance.capabilities import Capabilities as Capabilities  # adapter files import it from here
-from conformance.sandbox.readers import QUEUE_TYPES
+from conformance.sandbox import readers
 from spec.model import Config, Sample, State
 from spec.rules import add as spec_add
 from spec.rules import initial_state, schedule, update
@@ -43,7 +42,7 @@ Factory = Callable[[Config, Sample], SchedulerUnderTest]
 
 
 class SnapshotError(Exception):
-    """The white-box attributes exist but hold something that is not a queue of sequences."""
+    """The white-box attributes exist but cannot be read as queues of sequences and their fields."""
 
 
 class LoadError(Exception):
@@ -53,21 +52,35 @@ class LoadError(Exception):
 # --- the canonical API ----------------------------------------------------------------
 
 WHITE_BOX = ("blocks_used", "num_preemptions", "waiting", "running", "finished")
-SEQ_FIELDS = ("num_computed", "num_tokens", "num_blocks", "status", "output")
+
+
+class ApiNotes(dict[str, str]):
+    """Values read although not of docs/api.md's types ("attribute:type" -> note); each new one goes to `sink` too
+    (a report's notes: conformance.suite hands it over), so it shows in the order the runs found it."""
+
+    sink: list[str] | None = None
+
+    def __setitem__(self, key: str, text: str) -> None:
+        super().__setitem__(key, text)
+        if self.sink is not None:
+            self.sink.append(text)
 
 
 class CanonicalAdapter:
-    """Drive a module with docs/api.md's Scheduler, Sequence and SequenceStatus."""
+    """Drive a module with docs/api.md's Scheduler, Sequence and SequenceStatus, reading every value by value as the
+    sandbox does (conformance/sandbox/readers.py): another type than docs/api.md's is a note, never a finding."""
 
-    def __init__(self, module: ModuleType, config: Config, sample: Sample) -> None:
+    def __init__(self, module: ModuleType, config: Config, sample: Sample, notes: ApiNotes | None = None) -> None:
         self.module = module
+        self.notes = ApiNotes() if notes is None else notes
         self.seqs: dict[str, Any] = {}
         self.missing: str | None = None  # the first white-box attribute found missing
         self.returned: list[Returned] = []  # every value schedule()/update() returned, for the retention probe
         self.steps = 0  # schedule() calls so far
 
         def sample_fn(seq: Any) -> int:
-            return sample(seq.seq_id, tuple(seq.output))
+            seq_id, out = seq.seq_id, seq.output
+            return sample(seq_id, tuple(out if type(out) is list else self.output(out, f"sample_fn({seq_id!r})")))
 
         self.sched = module.Scheduler(num_blocks=config.num_blocks, block_size=config.block_size,
                                       max_num_seqs=config.max_num_seqs,
@@ -83,23 +96,32 @@ class CanonicalAdapter:
         got = self.sched.schedule()
         self.steps += 1
         self.returned.append(Returned(self.steps, "schedule", got, contents(got), ()))
+        if type(got) is not dict and issubclass(type(got), dict):  # a non-dict: the driver rejects it
+            readers.note(self.notes, "schedule()'s result", got)
         return got
 
     def update(self) -> object:
-        """The seq_ids of update()'s list (by its real items); anything else as it came, for the driver to reject."""
+        """The seq_ids of update()'s result, read by value; readers.Unreadable when it cannot be read."""
         done = self.sched.update()
-        if not issubclass(type(done), list):
-            self.returned.append(Returned(self.steps, "update", done, done, ()))
-            return done
-        items = list(list.__iter__(done))
-        fields = tuple((s, seq_fields(s)) for s in items)
-        self.returned.append(Returned(self.steps, "update", done, items, fields))
+        bound = len(self.seqs) + readers.MARGIN
+        items = readers.read_items(done, "update()'s result", bound, readers.QUEUE_HINT, Exception)
+        if type(done) is not list:
+            readers.note(self.notes, "update()'s result", done)
+        self.returned.append(Returned(self.steps, "update", done, items, tuple((s, seq_fields(s)) for s in items)))
         return [getattr(s, "seq_id", s) for s in items]
+
+    def output(self, out: object, what: str) -> list[Any]:
+        """A sequence's output, read by value (the checks compare its tokens with the spec's)."""
+        if type(out) is list:
+            return list.copy(out)
+        items = readers.read_items(out, f"{what}.output", readers.OUTPUT_MAX, readers.OUTPUT_HINT, Exception)
+        readers.note(self.notes, "output", out)
+        return items
 
     def outputs(self) -> dict[str, list[int]] | None:
         try:
-            return {k: list(s.output) for k, s in self.seqs.items()}
-        except (AttributeError, TypeError):
+            return {k: self.output(s.output, k) for k, s in self.seqs.items()}
+        except (AttributeError, TypeError, readers.SubmissionProtocolError):
             return None
 
     def snapshot(self) -> Snapshot | None:
@@ -110,14 +132,15 @@ class CanonicalAdapter:
                 self.missing = f"the submission's Scheduler has no attribute {name!r}"
                 return None
         try:
-            queues = [_queue_ids(getattr(s, name), name) for name in ("waiting", "running", "finished")]
+            queues = [readers.read_ids(getattr(s, name), name, self.seqs, self.notes, Exception)
+                      for name in ("waiting", "running", "finished")]
             seqs: dict[str, SeqFields] = {}
-            for seq_id in sorted(self.seqs):
-                q = self.seqs[seq_id]
-                status = q.status
+            for seq_id, q in sorted(self.seqs.items()):  # seq_ids are unique: the Sequences are never compared
+                status = readers.status_name(q.status, readers.status_members(type(q)), seq_id, self.notes)
                 seqs[seq_id] = {"num_computed": q.num_computed, "num_tokens": q.num_tokens,
-                                "num_blocks": q.num_blocks, "status": getattr(status, "name", str(status)),
-                                "output": list(q.output)}
+                                "num_blocks": q.num_blocks, "status": status, "output": self.output(q.output, seq_id)}
+        except readers.SubmissionProtocolError as e:  # a container that cannot be read names itself
+            raise SnapshotError(str(e)) from None
         except (AttributeError, TypeError) as e:  # present but malformed: a finding, not a note
             raise SnapshotError(f"the white-box state cannot be read: {type(e).__name__}: {e}; every queue holds "
                                 "Sequence objects") from None
@@ -127,11 +150,8 @@ class CanonicalAdapter:
 
 @dataclass(frozen=True)
 class Returned:
-    """A value the submission returned, kept alive with a copy of its contents at return time.
-
-    Keeping the object itself lets the retention probe see later changes to it and
-    the reuse of one object across calls (ids of live objects are never recycled).
-    """
+    """A value the submission returned, kept alive with a copy of its contents at return time: the retention probe
+    sees later changes to it and the reuse of one object across calls (ids of live objects are never recycled)."""
 
     step: int  # the step of the call
     call: str  # "schedule" or "update"
@@ -147,32 +167,33 @@ def contents(value: object) -> object:
     return list(list.__iter__(value)) if issubclass(type(value), list) else value  # type: ignore[arg-type]
 
 
-def _queue_ids(queue: object, name: str) -> list[str]:
-    """The seq_ids of a white-box queue, which must be of its docs/api.md type (QUEUE_TYPES) or a subclass."""
-    want = QUEUE_TYPES[name]
-    if not issubclass(type(queue), want):
-        raise SnapshotError(f"{name} must be a {want.__name__} (docs/api.md), got {type(queue).__name__}")
-    items: Iterator[Any] = list.__iter__(cast("list[Any]", queue)) if want is list else \
-        deque.__iter__(cast("deque[Any]", queue))
-    return [q.seq_id for q in items]
-
-
 def seq_fields(seq: Any) -> dict[str, Any]:
-    """The observable fields of a Sequence object (missing ones are None)."""
-    status = getattr(seq, "status", None)
-    output = getattr(seq, "output", None)
+    """The observable fields of a Sequence object, read by value (missing or unreadable ones as they are)."""
+    status, output = getattr(seq, "status", None), getattr(seq, "output", None)
+    try:
+        status = readers.status_name(status, readers.status_members(type(seq)), "seq", {})
+        output = readers.read_items(output, "output", readers.OUTPUT_MAX, readers.OUTPUT_HINT, Exception)
+    except Exception:  # noqa: BLE001, S110 - kept as they are: the same reading at the end of the run compares them
+        pass
     return {"num_computed": getattr(seq, "num_computed", None), "num_blocks": getattr(seq, "num_blocks", None),
-            "status": getattr(status, "name", status),
-            "output": list(output) if isinstance(output, (list, tuple)) else output}
+            "status": status, "output": output}
 
 
-def canonical_factory(module: ModuleType) -> Factory:
-    """A factory for CanonicalAdapter over `module`, after checking that the names exist."""
-    for name in ("Scheduler", "Sequence"):
-        if not hasattr(module, name):
-            raise LoadError(f"{module.__name__} has no {name!r}; a submission defines Scheduler, Sequence and "
-                            "SequenceStatus as in docs/api.md, or use --adapter FILE for other names")
-    return lambda config, sample: CanonicalAdapter(module, config, sample)
+class CanonicalFactory:
+    """CanonicalAdapter's instances over `module`, once its names are checked; they share one ApiNotes."""
+
+    def __init__(self, module: ModuleType) -> None:
+        for name in ("Scheduler", "Sequence"):
+            if not hasattr(module, name):
+                raise LoadError(f"{module.__name__} has no {name!r}; a submission defines Scheduler, Sequence and "
+                                "SequenceStatus as in docs/api.md, or use --adapter FILE for other names")
+        self.module, self.notes = module, ApiNotes()
+
+    def __call__(self, config: Config, sample: Sample) -> CanonicalAdapter:
+        return CanonicalAdapter(self.module, config, sample, self.notes)
+
+
+canonical_factory = CanonicalFactory  # a factory for CanonicalAdapter over a module
 
 
 # --- the reference model --------------------------------------------------------------
@@ -237,11 +258,8 @@ def load_module(target: str) -> ModuleType:
 
 
 def adapter_options(adapter: str) -> tuple[str, dict[str, str]]:
-    """Split an adapter reference `FILE_OR_MODULE?key=value&...` into the adapter and its options.
-
-    The options travel with the adapter's name, so a rerun hint, a replay and a check in a fresh process
-    all open the target the same way.
-    """
+    """Split an adapter reference `FILE_OR_MODULE?key=value&...` into the adapter and its options. The options travel
+    with the adapter's name, so a rerun hint, a replay and a check in a fresh process open the target the same way."""
     name, _, query = adapter.partition("?")
     options: dict[str, str] = {}
     for pair in filter(None, query.split("&")):

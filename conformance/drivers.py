@@ -15,7 +15,7 @@ from typing import Any, cast
 from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
 from conformance.capabilities import capabilities_of
 from conformance.checks.checkers import expected_trace
-from conformance.limits import RUN_SECONDS, CallTimeout, time_limit
+from conformance.limits import RUN_SECONDS, CallTimeout, note_hung, time_limit
 from spec.feasible import liveness_bound
 from spec.loop import Steps
 from spec.trace import Request, Snapshot, Workload, workload_to_json
@@ -23,6 +23,7 @@ from spec.trace import Request, Snapshot, Workload, workload_to_json
 OBSERVED_FORMAT = "schedcheck/observed"
 STALL_STEPS = 64  # after this many empty batches in a row, all requests arrived, a run stops as if at its bound
 STEP_CAP = 2_000  # a run whose liveness bound is larger stops this far past the spec's own length (a hang)
+STEP_CAPPED = "still unfinished after"  # how the message of a run stopped at its step cap begins
 
 
 def batch_problem(result: object) -> str | None:
@@ -90,16 +91,20 @@ def run_workload(workload: Workload, factory: Factory, white_box: bool = True,
     mutate_results clears each dict that schedule() returned before calling update(),
     as a careless caller might; a conforming submission must not notice. With `until`,
     the run stops after that step (stop "until": only the steps so far can be judged). The
-    whole run is limited to RUN_SECONDS; a hang is recorded like an exception.
+    whole run is limited to RUN_SECONDS; a hang is recorded like an exception, and remembered by the
+    hang ledger in force (a later phase leaves the workload out).
     """
     state: dict[str, Any] = {}
     try:
         with time_limit(RUN_SECONDS):
             return _run(workload, factory, white_box, mutate_results, state, until)
-    except CallTimeout as e:
+    except CallTimeout as e:  # a run past its limit is a time-out, however it ended (limits.TimeLimit)
+        note_hung(workload)
         observed: dict[str, Any] = state["observed"]
-        observed["stop"] = "error"
-        observed["error"] = {"step": len(observed["steps"]), "call": "?", "kind": "CallTimeout", "message": str(e)}
+        if not out_of_time(observed):  # not caught at the call it stopped (drivers._run catches it there)
+            observed["stop"] = "error"
+            observed["error"] = {"step": len(observed["steps"]), "call": "?", "kind": "CallTimeout",
+                                 "message": str(e)}
         return observed
 
 
@@ -184,7 +189,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
     if not run.done and observed["stop"] != "bound":
         if cap < bound:
             step, call = step + 1, "schedule"
-            return fail("CallTimeout", f"still unfinished after {cap} steps, far past the spec's last step "
+            return fail("CallTimeout", f"{STEP_CAPPED} {cap} steps, far past the spec's last step "
                         "(an endless loop?); the liveness bound of this workload is too large to run to")
         observed["stop"] = "bound"
     try:
@@ -204,6 +209,13 @@ def raised(e: BaseException) -> tuple[str, str]:
         return "CallTimeout", str(e) or repr(e)
     name = type(e).__name__
     return (f"{name} (raised)" if name in RESERVED_KINDS else name), str(e) or repr(e)
+
+
+def out_of_time(observed: dict[str, Any]) -> bool:
+    """Whether the run was stopped by its time limit, which falls wherever the machine's speed puts it; the step
+    cap, also a CallTimeout, falls at the same step every time."""
+    err = observed["error"]
+    return err is not None and err["kind"] == "CallTimeout" and not err["message"].startswith(STEP_CAPPED)
 
 
 def min_steps(workload: Workload) -> int:

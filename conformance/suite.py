@@ -14,11 +14,11 @@ import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from conformance.adapters import LoadError, load_target
+from conformance.adapters import ApiNotes, LoadError, load_target
 from conformance.capabilities import CapabilityError, declared
 from conformance.checks import probes
 from conformance.checks.checkers import CHECKS, Finding
-from conformance.checks.diagnosis import diagnose_report, history_prelude
+from conformance.checks.diagnosis import diagnose_report, history_prelude, hung_sources
 from conformance.checks.machine import run_machine
 from conformance.checks.shrink import shrink
 from conformance.checks.workload import WORKLOAD_CHECKS, predicate, probe_white_box
@@ -27,12 +27,14 @@ from conformance.limits import HangLimit, hang_ledger
 from conformance.profiles import PROFILES, Profile, Stage
 from conformance.reports.report import CheckResult, Counterexample, Report
 from conformance.sources import HANGS_EXPLORING, Progress, Run, run_stage, run_token_values, stateful_finding
-from conformance.workloads.corpus import Vector, load_corpus, run_corpus
+from conformance.workloads.corpus import CORPUS_DIR, Vector, load_corpus, run_corpus
 from spec.feasible import liveness_bound
 from spec.model import DEFAULT_POLICY, POLICIES
 from spec.trace import Workload, with_policy
 
 HANGS_SHRINKING = 6  # ... and, after that, while it shrinks and confirms the counterexamples it has
+HANGS_DIAGNOSING = 1  # ... and, after that, while it tells known bugs apart (the workloads that hung left out)
+CORPUS_PATH = "/".join(CORPUS_DIR.parts[-3:])  # conformance/workloads/data: where a corpus vector's file is
 
 
 _probe_white_box = probe_white_box  # the name replay and older callers use
@@ -52,6 +54,10 @@ def run(target: str, profile: str | Profile = "quick", adapter: str | None = Non
     factory = load_target(target, adapter)
     results = {c: CheckResult() for c in CHECKS}
     report = Report(target, adapter, prof, white_box, results, {}, [], 0, policy=policy)
+    api_notes = getattr(factory, "notes", None)  # values read although not of docs/api.md's types: notes, not findings
+    if isinstance(api_notes, ApiNotes):
+        report.notes.extend(api_notes.values())
+        api_notes.sink = report.notes
     started = time.perf_counter()
     try:
         with hang_ledger(HANGS_EXPLORING) as ledger:
@@ -65,7 +71,7 @@ def run(target: str, profile: str | Profile = "quick", adapter: str | None = Non
                 if results[check].status == "pending":
                     results[check].status = "unknown" if stopped and check not in r.complete else "pass"
             if diagnose and report.counterexamples:
-                _diagnose(report, r, stopped)
+                _diagnose(report, r)
     except CapabilityError as e:  # the adapter's declaration, not the suite: a load error (exit 2)
         raise LoadError(str(e)) from None
     except Exception:  # the suite's own fault: report it, never let it pass
@@ -76,16 +82,51 @@ def run(target: str, profile: str | Profile = "quick", adapter: str | None = Non
     return report
 
 
-def _diagnose(report: Report, r: Run, stopped: bool) -> None:
-    """Name the known bugs consistent with the findings; not for a submission that hangs (it would run it more)."""
+def _diagnose(report: Report, r: Run) -> None:
+    """Name the known bugs consistent with the findings, leaving out the workloads the submission hung on.
+
+    Telling bugs apart reruns the submission, and a rerun of a hang costs its whole time
+    limit again: those findings are left out and named, and the other findings are diagnosed
+    with a fresh allowance of HANGS_DIAGNOSING more hangs.
+    """
+    hung = r.ledger.hung
+    left_out = hung_sources(report, r.failing, hung)
+    r.ledger.allow(HANGS_DIAGNOSING)
     try:
-        if not stopped:
-            report.diagnosis = diagnose_report(report, r.factory, r.failing, r.capabilities.holds).to_json()
-            return
+        diagnosis = diagnose_report(report, r.factory, r.failing, r.capabilities.holds, hung)
     except HangLimit:
-        pass
-    report.notes.append("diagnosis skipped: telling known bugs apart would run a submission that hangs; "
-                        "fix the hang first")
+        report.notes.append("diagnosis stopped: a run hung while known bugs were told apart, on a workload that had "
+                            "not hung before; the findings stand, without a diagnosis")
+        return
+    if diagnosis is not None:
+        report.diagnosis = diagnosis.to_json()
+    if not left_out:
+        return
+    how = _without(left_out)
+    if diagnosis is not None:
+        report.notes.append(f"diagnosis: left out the findings on {_listed(left_out)}: their runs hung, and telling "
+                            f"known bugs apart would rerun them (the diagnosis covers the other findings); {how}")
+    else:
+        report.notes.append(f"diagnosis skipped: every counterexample is on a workload that hung "
+                            f"({_listed(left_out)}), and telling known bugs apart would rerun them; {how}")
+
+
+def _listed(sources: list[str], most: int = 5) -> str:
+    more = f" and {len(sources) - most} more" if len(sources) > most else ""
+    return ", ".join(sources[:most]) + more
+
+
+def _without(sources: list[str]) -> str:
+    """How to check without the corpus vectors that hung (the CLI leaves out whole families), or rerun one alone."""
+    vectors = [s.removeprefix("corpus/") for s in sources if s.startswith("corpus/")]
+    replay = "schedcheck replay TRACE PATH, where TRACE is a trace from --trace-dir"
+    if not vectors:
+        return f"fix the hang, then check again; to rerun one alone: {replay}"
+    families = list(dict.fromkeys(v.split("/")[0] for v in vectors))
+    them, family = ("it", "family") if len(vectors) == 1 else ("them", "families" if len(families) > 1 else "family")
+    return (f"to check without {them}, add {' '.join(f'--exclude-family {f}' for f in families)} (it leaves out the "
+            f"whole {family}; no option leaves out a single vector); to rerun one alone: {replay} or a vector's "
+            f"file, such as {CORPUS_PATH}/{vectors[0]}.json")
 
 
 def _explore(report: Report, r: Run, prof: Profile, families: Iterable[str] | None, tick: Progress) -> bool:
@@ -153,7 +194,7 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
         if stage.source != "machine":
             run_stage(r, stage, tick)
         elif r.results["stateful"].status != "unknown" and "stateful" not in r.first:
-            _stateful(r, stage, notes, tick)
+            _stateful(r, stage, notes, tick, prof)
     run_token_values(r)  # last, in every profile
     if r.left_out:
         notes.append(f"{r.left_out} generated workloads left out: larger than the engine holds "
@@ -175,7 +216,7 @@ def _smallest_scale_failure(r: Run, check: str, first: tuple[Vector, Finding],
     return first if finding is None else (best, finding)
 
 
-def _stateful(r: Run, stage: Stage, notes: list[str], tick: Progress) -> None:
+def _stateful(r: Run, stage: Stage, notes: list[str], tick: Progress, prof: Profile) -> None:
     """Run the lockstep machine; a failure the workload driver cannot reproduce leaves the check UNKNOWN."""
     tick("stateful", 0, stage.examples)
     machine_w = run_machine(r.factory, stage.examples, stage.steps, r.white_box, r.policy)
@@ -185,10 +226,13 @@ def _stateful(r: Run, stage: Stage, notes: list[str], tick: Progress) -> None:
     machine_finding = stateful_finding(r.factory, r.white_box)(machine_w)
     if machine_finding is not None:
         r.record("stateful", machine_w, machine_finding, "stateful machine")
-    else:
-        r.results["stateful"].status = "unknown"
-        notes.append("stateful: the state machine failed a run that the workload driver could not reproduce, "
-                     "so the check is UNKNOWN; run with --profile default to look further")
+        return
+    r.results["stateful"].status = "unknown"
+    larger = next((p.name for p in PROFILES.values() if p.base == prof), None)  # never the profile in force
+    further = f"run with --profile {larger} to look further" if larger is not None else \
+        "the same calls gave other results (do they depend on timing, or on earlier runs in the process?)"
+    notes.append("stateful: the state machine failed a run that the workload driver could not reproduce, "
+                 f"so the check is UNKNOWN; {further}")
 
 
 def _counterexamples(r: Run, tick: Progress) -> None:

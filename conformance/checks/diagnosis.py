@@ -11,7 +11,7 @@ vector as well as the counterexamples, each explained on its own."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import islice
@@ -182,27 +182,31 @@ def _factory(name: str) -> Factory:
     return factory
 
 
-def search_space(holds: Callable[[Workload], bool] = lambda w: True) -> Iterator[tuple[str, Workload]]:
+def search_space(holds: Callable[[Workload], bool] = lambda w: True,
+                 hung: Container[Hashable] = frozenset()) -> Iterator[tuple[str, Workload]]:
     """Workloads to tell candidates apart: the frozen corpus, then the small exhaustive scope (those the
-    target can hold: `holds` is its adapter's Capabilities.holds)."""
+    target can hold: `holds` is its adapter's Capabilities.holds), less those it `hung` on."""
     from conformance.workloads.corpus import load_corpus
     from conformance.workloads.exhaustive import SMALL, small_scope
 
     vectors, _ = load_corpus()
     for v in vectors:
-        if holds(v.workload):
+        if holds(v.workload) and v.workload not in hung:
             yield f"corpus/{v.vector_id}", v.workload
     for w in small_scope(SMALL):
-        yield "exhaustive", w
+        if w not in hung:
+            yield "exhaustive", w
 
 
 def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reproduce,
              corpus: Sequence[tuple[str, Workload, Finding]] = (), holds: Callable[[Workload], bool] = lambda w: True,
-             white_box: bool = True, totals: dict[str, int] | None = None) -> Diagnosis:
+             white_box: bool = True, totals: dict[str, int] | None = None,
+             hung: Container[Hashable] = frozenset()) -> Diagnosis:
     """Diagnose a set of findings; with the submission's factory, tell several candidates apart.
 
     The causes cover the counterexamples and `corpus`, every failing corpus vector's earliest finding
-    (conformance/checks/causes.py); `totals` is the corpus's vectors per feature."""
+    (conformance/checks/causes.py); `totals` is the corpus's vectors per feature. The submission is
+    never run on a workload it `hung` on."""
     bugs_of = [reproducing_bugs(ev, rerun) for ev in evidence]
     named = suspects(evidence[0].workload.config.policy) if evidence else CATALOG
     consistent = tuple(b.name for b in named if all(b.name in bugs for bugs in bugs_of)) if evidence else ()
@@ -210,7 +214,7 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
     kept, searched = consistent, 0
     if len(consistent) > 1 and submission is not None:
         kept, separations = same_checks_fail(consistent, submission, evidence)
-        kept, more, searched = tell_apart(kept, submission, search_space(holds))
+        kept, more, searched = tell_apart(kept, submission, search_space(holds, hung))
         separations += more
     items = [Item(ev.source or ev.check, ev.workload, ev.finding, True) for ev in evidence] + \
         [Item(source, w, f) for source, w, f in corpus]
@@ -222,7 +226,7 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
         if kept and c.bugs and set(kept) <= set(c.bugs):  # a cause no bug explains is never renamed
             c.bugs, c.also = kept, ()  # reproduced exactly and told apart: what else fits a first step is moot
         elif len(c.bugs) > 1 and submission is not None:  # one cause of several: tell its candidates apart
-            narrowed, more, n = tell_apart(c.bugs, submission, search_space(holds))
+            narrowed, more, n = tell_apart(c.bugs, submission, search_space(holds, hung))
             c.bugs = narrowed or c.bugs  # the other causes may hide it on every separating workload
             separations += more
             searched += n
@@ -230,12 +234,32 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
 
 
 def diagnose_report(report: Any, factory: Factory, corpus: Sequence[tuple[str, Workload, Finding]] = (),
-                    holds: Callable[[Workload], bool] = lambda w: True) -> Diagnosis:
-    """The diagnosis of a conformance report's counterexamples and failing corpus vectors (conformance.suite.run)."""
-    evidence = [Evidence(cx.check, cx.workload, cx.finding, cx.source) for cx in report.counterexamples]
+                    holds: Callable[[Workload], bool] = lambda w: True,
+                    hung: Container[Hashable] = frozenset()) -> Diagnosis | None:
+    """The diagnosis of a conformance report's counterexamples and failing corpus vectors (conformance.suite.run).
+
+    Findings on workloads the submission `hung` on are left out, since telling bugs apart
+    reruns the submission (hung_sources names them); None when no counterexample is left.
+    """
+    evidence = [Evidence(cx.check, cx.workload, cx.finding, cx.source) for cx in report.counterexamples
+                if cx.workload not in hung]
+    if not evidence:
+        return None
     white_box = bool(report.white_box)
     totals = {t: row["pass"] + row["fail"] for t, row in report.features.items()}
-    return diagnose(evidence, factory, lambda f, ev: reproduce(f, ev, white_box), corpus, holds, white_box, totals)
+    corpus = [(source, w, f) for source, w, f in corpus if w not in hung]
+    return diagnose(evidence, factory, lambda f, ev: reproduce(f, ev, white_box), corpus, holds, white_box, totals,
+                    hung)
+
+
+def hung_sources(report: Any, corpus: Sequence[tuple[str, Workload, Finding]],
+                 hung: Container[Hashable]) -> list[str]:
+    """Where the findings that diagnose_report leaves out come from, once each: corpus/<family>/<name>, golden/<case>,
+    or which counterexample it is and its source (edge-biased, stateful machine, ...)."""
+    sources = [cx.source if cx.source.startswith(("corpus/", "golden/")) else f"the {cx.check} counterexample "
+               f"({cx.source})" for cx in report.counterexamples if cx.workload in hung]
+    sources += [source for source, w, _ in corpus if w in hung]
+    return list(dict.fromkeys(sources))
 
 
 def diagnosis_lines(diagnosis: dict[str, Any]) -> list[str]:

@@ -79,7 +79,10 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
             self.config = config
             self.state = initial_state(config)
             try:
-                self.sut = factory(config, _sample)
+                with time_limit(RUN_SECONDS, "the call"):
+                    self.sut = factory(config, _sample)
+            except CallTimeout as e:
+                self.fail(f"creating the Scheduler did not return: {e}")
             except Exception as e:  # the submission's constructor: a finding
                 self.fail(f"creating the Scheduler raised {e!r}")
             self.idle_calls = capabilities_of(self.sut).idle_schedule
@@ -98,9 +101,9 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
         def call(self, fn: Any, what: str) -> Any:
             assert self.sut is not None
             try:
-                with time_limit(RUN_SECONDS):
+                with time_limit(RUN_SECONDS, "the call"):  # a limit per call: Hypothesis runs the rest
                     return fn(self.sut)
-            except CallTimeout as e:
+            except CallTimeout as e:  # however the call ended once its time had passed (limits.TimeLimit)
                 self.fail(f"step {self.steps}: {what} did not return: {e}")
             except Exception as e:  # only the submission runs in fn: a finding
                 self.fail(f"step {self.steps}: {what} raised {type(e).__name__}: {e}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from conformance.adapters import Factory, SchedulerUnderTest
 from conformance.checks.checkers import Finding, blame, expected_trace
-from conformance.drivers import run_workload
+from conformance.drivers import out_of_time, run_workload
 from conformance.workloads.generators import ample_num_blocks, with_num_blocks
 from spec.golden import GoldenCase, check_case, golden_cases
 from spec.model import DEFAULT_POLICY, Config, Sample
@@ -165,7 +165,12 @@ def first_difference(plain: dict[str, Any], other: dict[str, Any]) -> tuple[int,
 def fresh_dict(workload: Workload, factory: Factory, plain: dict[str, Any] | None = None) -> list[Finding]:
     """Clearing the dict schedule() returned must not change what update() does (H.fresh_dict)."""
     plain = plain if plain is not None else run_workload(workload, factory, white_box=False)
-    return judge_fresh_dict(plain, run_workload(workload, factory, white_box=False, mutate_results=True))
+    mutated = run_workload(workload, factory, white_box=False, mutate_results=True)
+    if out_of_time(mutated):  # a hang is a time-out, whichever run it hit
+        err = mutated["error"]
+        return [Finding("hygiene", "H.timeout", err["step"], err["call"], f"step {err['step']}: {err['call']} "
+                        f"{err['message']} (in the run whose caller cleared every dict schedule() returned)")]
+    return judge_fresh_dict(plain, mutated)
 
 
 def judge_fresh_dict(plain: dict[str, Any], mutated: dict[str, Any]) -> list[Finding]:

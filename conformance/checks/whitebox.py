@@ -111,10 +111,12 @@ def _spec_finding(k: int, call: str, got: Mapping[str, Any], want: Mapping[str, 
 def invariants(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
     """Judge the submission's own state after every call; the first violation or difference from the spec.
 
-    A black-box run shows no state, only the batches: then what they show of I2 and I6."""
+    A black-box run shows no state, only the batches: then what they show of I2 and I6. A container the
+    state could not be read from (conformance/sandbox/readers.py) is named as an I6 finding: it does not
+    show each sequence in exactly one queue."""
     if not observed.get("white_box"):
         return batch_invariants(workload, observed)
-    bad = observed.get("white_box_error")
+    bad = observed.get("white_box_error")  # a queue or an output that cannot be read; another type is only a note
     if bad is not None:
         return [Finding("invariants", "I6", bad["step"], bad["call"], f"after step {bad['step']} {bad['call']}(): "
                         f"{bad['message']}")]

@@ -155,16 +155,21 @@ class Observations:
         return self._made[index]
 
     def note(self, index: int) -> str | None:
-        """The run's note (white-box checks skipped, and why), from the memo when its report was seen before."""
+        """The run's note (white-box checks skipped, and why; values read although not of docs/api.md's types), from
+        the memo when its report was seen before."""
         r = self.results[index]
         if not r.digest:
-            return self[index]["note"]  # type: ignore[no-any-return]
+            return self._note(index)
         key = self.key(index)
         known = NOTES.get(key)
         if known is None:
-            known = (self[index]["note"],)
+            known = (self._note(index),)
             NOTES.put(key, known)
         return known[0]
+
+    def _note(self, index: int) -> str | None:
+        trace = self.results[index].trace
+        return " | ".join(filter(None, (self[index]["note"], *(trace.notes if trace is not None else ())))) or None
 
     def judge(self, case: Case, index: int) -> dict[str, Finding | None]:
         """judge_case on the case at `index`, from the memo when every run it reads was reported before."""

@@ -21,6 +21,7 @@ from conformance.sandbox.readers import (
     read_ids,
     read_output,
     snapshot,
+    take_notes,
 )
 from conformance.sandbox.wireshim import load_wire
 from spec.loop import Steps
@@ -72,7 +73,7 @@ class Refuser:
 def trace_line(index: int, trace: dict[str, object], refused: list[str]) -> str:
     """The trace message of workload `index`: drive()'s steps are already encoded, so they are spliced in."""
     head = encode({"type": "trace", "workload": index, "stop": trace["stop"], "error": trace["error"],
-                   "refused": refused})
+                   "refused": refused, **take_notes()})
     steps: Any = trace["steps"]
     return head[:-1] + ',"steps":[' + ",".join(steps) + "]}"
 

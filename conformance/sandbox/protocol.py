@@ -20,14 +20,12 @@ TEXT_MAX = 2000  # characters of an exception message or note
 QUEUES = ("waiting", "running", "finished")
 CALLS = frozenset({"create", "schedule", "update"})  # and "add(<repr of an added seq_id>)"
 STOPS = ("done", "bound", "error")
-WRONG_TYPE = "wrong type: "  # as in the child: the attribute is there but not of its docs/api.md type
+UNREADABLE = "cannot read "  # as in the child: the attribute is there but its contents cannot be read
 
 
 def clean(text: str) -> str:
-    """The text with anything UTF-8 cannot encode (a lone surrogate from a JSON escape) replaced by '?'.
-
-    Every file grading writes is UTF-8; a child's text must never make writing them fail.
-    """
+    """The text with anything UTF-8 cannot encode (a lone surrogate from a JSON escape) replaced by '?': every
+    file grading writes is UTF-8, and a child's text must never make writing them fail."""
     return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
 
 
@@ -47,7 +45,8 @@ class Decoded:
     stop: str  # "done", "bound" or "error"
     error: dict[str, Any] | None  # {"step", "call", "kind", "message"} when stop is "error"
     note: str | None  # white-box checks skipped, and why (an attribute missing or unreadable)
-    white_box_error: dict[str, Any] | None  # {"step", "call", "message"}: an attribute of the wrong type (I6)
+    white_box_error: dict[str, Any] | None  # {"step", "call", "message"}: a container that cannot be read (I6)
+    notes: tuple[str, ...] = ()  # values read although not of docs/api.md's types: notes, never findings
 
 
 def parse_line(line: bytes) -> dict[str, Any]:
@@ -191,10 +190,9 @@ class Snapshots:
         numbers = [opt_int(value, name, where) for name in ("blocks_used", "num_preemptions")]
         why = sorted(missing.items()) + sorted((f"{i}.{k}", v) for i, r in self.row_missing.items()
                                                for k, v in r.items())
-        if self.white_box_error is None:
-            wrong = next((w for _, w in why if w.startswith(WRONG_TYPE)), None)
-            if wrong is not None:
-                self.white_box_error = {"step": step, "call": call, "message": wrong[len(WRONG_TYPE):]}
+        wrong = next((w for _, w in why if w.startswith(UNREADABLE)), None) if self.white_box_error is None else None
+        if wrong is not None:
+            self.white_box_error = {"step": step, "call": call, "message": wrong}
         if sent or grew:
             self.seqs = None
         if self.seqs is None:
@@ -282,7 +280,8 @@ def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int
         if not (error["step"] == len(raw) if last_partial else error["step"] == len(raw) + 1
                 or error["step"] == len(raw) == 0):
             raise Malformed(f"trace.error.step is {error['step']} after {len(raw)} steps")
-    return Decoded(tuple(steps), stop, error, snaps.note, snaps.white_box_error)
+    notes = reasons(message.get("notes", {}), "trace.notes")  # "attribute:type" -> its note
+    return Decoded(tuple(steps), stop, error, snaps.note, snaps.white_box_error, tuple(notes.values()))
 
 
 def sample_calls(value: Any, known: set[str], where: str, base: dict[str, int], eos_at: dict[str, set[int]],

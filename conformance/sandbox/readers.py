@@ -1,16 +1,15 @@
-"""How the sandbox child reads what a submission gives back: exact types, real contents, bounded sizes.
+"""How a submission's values are read: by value and in bounds, scalars by exact type, never through a lying method.
 
-Every value is read with exact-type checks (bool is not int, a dict subclass is read by its real
-items, an overridden __iter__ is never called) and stops the workload with a protocol error if it
-does not have the docs/api.md shape. It uses the standard library only: in the sandbox it is the
-first part of the child's driver (conformance/sandbox/watch.py assembles it with child.py), so the
-copy of the builtins below is what every function of the driver calls, whatever a submission
-patches later.
+A list, deque or tuple (or a subclass; a dict too) is read by its real items, never by an override; any
+other container through len() and iteration, up to a bound. Another type than docs/api.md's that reads the
+same is a note, never a finding. Standard library only: in the sandbox this is the first part of the child's
+driver (with child.py), so the copy of the builtins below is what it calls, whatever a submission patches.
 """
 
 from __future__ import annotations
 
 import builtins
+import sys
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -18,16 +17,29 @@ from typing import Any
 __builtins__ = dict(builtins.__dict__)  # type: ignore[assignment] # functions below keep this copy when a submission patches builtins
 BIG = 1 << 128  # ints must be strictly inside (-BIG, BIG): the corpus goes past 64 bits; a bound keeps parsing cheap
 NEG_BIG = -BIG
-# docs/api.md fixes these types; a queue of another type (a tuple, a generator, running as a deque) is a
-# white-box finding (I6), read by the real type's own iterator, so an overridden __iter__ is never called
-QUEUE_TYPES = {"waiting": deque, "running": list, "finished": list, "update()'s result": list}
-WRONG_TYPE = "wrong type: "  # how a reason in a snapshot's "missing" says the attribute is there but mistyped
-_type, _len, _dict_items, _list_iter, _deque_iter = type, len, dict.items, list.__iter__, deque.__iter__
-_set, _map, _min, _max = set, map, min, max
+API_TYPES = {"waiting": "deque", "running": "list", "finished": "list", "update()'s result": "list",  # docs/api.md
+             "schedule()'s result": "dict", "output": "list", "status": "SequenceStatus"}  # others: read, and noted
+UNREADABLE = "cannot read "  # how a reason in a snapshot's "missing" starts when the attribute is there but unreadable
+MARGIN = 16  # items a queue may give beyond the sequences added before reading stops: more is a finding, not a wait
+OUTPUT_MAX = 1 << 16  # tokens read of an output that is no list, deque or tuple; the corpus's longest has 489
+QUEUE_HINT = "it must hold the Sequence objects passed to add(), each at most once (docs/api.md)"
+OUTPUT_HINT = "an output must hold the sampled int tokens in order (docs/api.md)"
+REAL_ITEMS = ((deque, deque.__iter__), (list, list.__iter__), (tuple, tuple.__iter__))  # waiting's first
+_type, _len, _dict_items, _list_copy, _modules = type, len, dict.items, list.copy, sys.modules
+_set, _map, _min, _max, _list, _iter, _issubclass = set, map, min, max, list, iter, issubclass
+INTS = {int}  # the types of the items of an output
+SEQ_FIELDS = ("num_computed", "num_tokens", "num_blocks", "status", "output")  # the order of a row read
+NO_REASONS: dict[str, str] = {}  # every field of a row was read (never filled)
+NOTED: dict[str, str] = {}  # the child's notes of the workload being run, one per attribute and type (take_notes)
+_status_of: list[Any] = [None, ()]  # the Sequence class last read, and the SequenceStatus members of its module
 
 
 class SubmissionProtocolError(Exception):
     """A value the submission gave back does not have the docs/api.md shape; the workload stops here."""
+
+
+class Unreadable(SubmissionProtocolError):
+    """A container that cannot be read; its message starts with UNREADABLE and names it."""
 
 
 def exact_int(value: Any, what: str) -> int:
@@ -36,15 +48,13 @@ def exact_int(value: Any, what: str) -> int:
         raise SubmissionProtocolError(f"{what} must be an int, got {short_repr(value)} ({type_name(value)})")
     if not -BIG < value < BIG:
         raise SubmissionProtocolError(f"{what} = {value} is outside the 128-bit range")
-    number: int = value
-    return number
+    return value  # type: ignore[no-any-return]
 
 
 def exact_str(value: Any, what: str) -> str:
     if _type(value) is not str:
         raise SubmissionProtocolError(f"{what} must be a str, got {short_repr(value)} ({type_name(value)})")
-    text: str = value
-    return text
+    return value  # type: ignore[no-any-return]
 
 
 def type_name(value: object) -> str:
@@ -57,9 +67,7 @@ def type_name(value: object) -> str:
 
 def short_repr(value: object) -> str:
     """A repr for messages only: built-in types get repr(), anything else just its type name."""
-    if _type(value) in (int, float, str, bool, type(None)):
-        return repr(value)[:80]
-    return f"<{type_name(value)} object>"
+    return repr(value)[:80] if _type(value) in (int, float, str, bool, type(None)) else f"<{type_name(value)} object>"
 
 
 def describe(exc: BaseException) -> tuple[str, str]:
@@ -72,10 +80,50 @@ def describe(exc: BaseException) -> tuple[str, str]:
     return type_name(exc), message[:500]
 
 
-def read_batch(batch: Any, known: dict[str, Any]) -> list[list[object]]:
-    """Read schedule()'s dict by its real items (an overridden __eq__ or items() is never called)."""
+def note(noted: dict[str, str], attr: str, value: object) -> None:
+    """Note, once per attribute and type, a value that is not of its docs/api.md type but was read all the same."""
+    shown = type_name(value)  # the key too: hashing a submission's class could run its metaclass
+    key = f"{attr}:{shown}"
+    if key not in noted and _len(noted) < 32:  # one per attribute and type: a handful, unless made to grow
+        t = _type(value)
+        base = next((b.__name__ for b in (list, deque, tuple, dict) if t is not b and _issubclass(t, b)), "")
+        how = f" (a {base} subclass, read by its {base} items)" if base else ""
+        noted[key] = f"{attr} is a {shown}{how}; docs/api.md says {API_TYPES[attr]}"
+
+
+def read_items(value: Any, what: str, bound: int, hint: str, catch: type[BaseException] = BaseException
+               ) -> list[Any]:
+    """A container's items: a list, deque or tuple (or subclass) by its real items, else by len() (if any) and
+    iteration up to `bound`; else Unreadable. `catch`: what may be named (in-process Exception: time limits pass)."""
+    t = _type(value)
+    if t is list:  # the documented types first: the rest runs only for other containers
+        return _list_copy(value)
+    for base, real in REAL_ITEMS:
+        if _issubclass(t, base):
+            return _list(real(value))
+    items: list[Any] = []
+    try:
+        n = _len(value) if hasattr(t, "__len__") else None  # a generator has no len()
+        stop = bound if n is None else _min(n, bound)
+        for item in _iter(value):
+            items.append(item)
+            if _len(items) > stop:
+                break
+    except catch as e:
+        raise Unreadable("{}{}: reading it raised {}: {}; {}".format(UNREADABLE, what, *describe(e), hint)) from None
+    count = _len(items)
+    if count > stop or n is not None and count != n:
+        said = "" if n is None else f"len() is {n} but "
+        got = f"more than {stop} item{'s' * (stop != 1)}" if count > stop else f"{count} item{'s' * (count != 1)}"
+        raise Unreadable(f"{UNREADABLE}{what}: {said}iterating it gives {got}; {hint}")
+    return items
+
+
+def read_batch(batch: Any, known: dict[str, Any], noted: dict[str, str] = NOTED) -> list[list[object]]:
+    """schedule()'s dict (or a subclass) by its real items: an overridden __eq__ or items() is never called."""
     if not issubclass(_type(batch), dict):  # the real type: __class__ may lie
-        raise SubmissionProtocolError(f"schedule() must return a dict, got {type_name(batch)}")
+        raise SubmissionProtocolError(f"schedule() must return a dict, got {type_name(batch)}; return a new dict "
+                                      "each call (docs/api.md): the caller owns it and may change it")
     pairs: list[list[object]] = []
     for key, n in list(_dict_items(batch)):
         seq_id = exact_str(key, "a key of schedule()'s dict")
@@ -85,51 +133,91 @@ def read_batch(batch: Any, known: dict[str, Any]) -> list[list[object]]:
         if n < 1:
             raise SubmissionProtocolError(f"schedule()[{seq_id!r}] = {n}; every n must be >= 1 (I2)")
         pairs.append([seq_id, n])
+    if _type(batch) is not dict:
+        note(noted, "schedule()'s result", batch)
     return pairs
 
 
-def read_ids(items: Any, what: str, known: dict[str, Any]) -> list[str]:
-    """Read a queue of Sequence objects (of its docs/api.md type, or a subclass) as their seq_ids."""
-    want = QUEUE_TYPES[what]
-    if not issubclass(_type(items), want):
-        raise SubmissionProtocolError(f"{WRONG_TYPE}{what} must be a {want.__name__} (docs/api.md), "
-                                      f"got {type_name(items)}")
-    ids = [getattr(seq, "seq_id", None) for seq in (_list_iter(items) if want is list else _deque_iter(items))]
+def read_ids(items: Any, what: str, known: dict[str, Any], noted: dict[str, str] = NOTED,
+             catch: type[BaseException] = BaseException) -> list[str]:
+    """A queue of Sequence objects (or update()'s result), read by value, as their seq_ids."""
+    t = _type(items)
+    seqs = _list_copy(items) if t is list else read_items(items, what, _len(known) + MARGIN, QUEUE_HINT, catch)
+    try:
+        ids = [getattr(seq, "seq_id", None) for seq in seqs]
+    except catch as e:
+        raise Unreadable("{}{}: reading a seq_id raised {}: {}; {}".format(UNREADABLE, what, *describe(e),
+                                                                           QUEUE_HINT)) from None
     for seq_id in ids:
         if _type(seq_id) is not str or seq_id not in known:  # the message is made only for a bad one
-            seq_id = exact_str(seq_id, f"seq_id of an item of {what}")
-            raise SubmissionProtocolError(f"{what} holds unknown seq_id {seq_id!r}")
+            seq = seqs[[x is seq_id for x in ids].index(True)]
+            got = f"unknown seq_id {seq_id!r}" if _type(seq_id) is str else \
+                f"{short_repr(seq)} ({type_name(seq)}), which is not a Sequence"
+            raise Unreadable(f"{UNREADABLE}{what}: it holds {got}; {QUEUE_HINT}")
+    if t is not (deque if what == "waiting" else list):
+        note(noted, what, items)
     return ids  # type: ignore[return-value]
 
 
-INTS = {int}
+def read_output(seq: Any, what: str, noted: dict[str, str] = NOTED) -> list[int]:
+    """A copy of seq.output, a container of ints in range: checked in C, item by item only to name a bad one."""
+    return output_items(seq.output, what, noted)
 
 
-def read_output(seq: Any, what: str) -> list[int]:
-    """A copy of seq.output, a list of ints in range: checked in C, item by item only to name a bad one."""
-    return output_items(seq.output, what)
-
-
-def output_items(out: Any, what: str) -> list[int]:
+def output_items(out: Any, what: str, noted: dict[str, str] = NOTED) -> list[int]:
     """read_output on the value of seq.output, already read."""
-    if _type(out) is not list:
-        raise SubmissionProtocolError(f"{what}.output must be a list, got {type_name(out)}")
-    items: list[int] = list.copy(out)  # the real type is list: no method of it can be overridden
+    items: list[int] = _list_copy(out) if _type(out) is list else read_items(out, f"{what}.output", OUTPUT_MAX,
+                                                                             OUTPUT_HINT)
     if items and (_set(_map(_type, items)) != INTS or not _min(items) > NEG_BIG or not _max(items) < BIG):
         return [exact_int(tok, f"{what}.output item") for tok in items]  # raises for the first bad one
+    if _type(out) is not list:
+        note(noted, "output", out)
     return items
 
 
-SEQ_FIELDS = ("num_computed", "num_tokens", "num_blocks", "status", "output")  # the order of a row read
-NO_REASONS: dict[str, str] = {}  # every field of a row was read (never filled)
+def status_members(cls: type) -> tuple[tuple[object, str], ...]:
+    """(member, name) of WAITING, RUNNING and FINISHED of the SequenceStatus beside the Sequence class `cls`."""
+    if cls is not _status_of[0]:
+        try:
+            enum = getattr(_modules.get(cls.__module__), "SequenceStatus", None)
+            members = tuple((m, n) for n in ("WAITING", "RUNNING", "FINISHED")
+                            if (m := getattr(enum, n, None)) is not None)
+        except BaseException:  # noqa: BLE001 - a module's __getattr__ may raise anything: then no members
+            members = ()
+        _status_of[:] = [cls, members]
+    return _status_of[1]  # type: ignore[no-any-return]
+
+
+def status_name(status: Any, members: tuple[tuple[object, str], ...], what: str,
+                noted: dict[str, str] = NOTED) -> str:
+    """The name of the SequenceStatus member `status` is, or equals (a str-valued enum's value kept as a plain
+    str), or names (the member's name kept as a plain str); else its own .name (an enum of another module, the
+    wire's statuses)."""
+    for member, name in members:
+        if status is member or status == member:  # a member equals no other member
+            if status is not member:
+                note(noted, "status", status)
+            return name
+    if _type(status) is str and any(status == name for _, name in members):  # the member's name kept as the status
+        note(noted, "status", status)
+        named: str = status
+        return named
+    return exact_str(status.name, f"{what}.status.name")[:64]
 
 
 def read_field(seq: Any, name: str, seq_id: str) -> object:
     if name == "status":
-        return exact_str(seq.status.name, f"{seq_id}.status.name")[:64]
+        return status_name(seq.status, status_members(_type(seq)), seq_id)
     if name == "output":
         return read_output(seq, seq_id)
     return exact_int(getattr(seq, name), f"{seq_id}.{name}")
+
+
+def take_notes() -> dict[str, dict[str, str]]:
+    """The notes of the workload just run, as its trace message's field (none: no field); then none are kept."""
+    notes = {"notes": dict(NOTED)} if NOTED else {}
+    NOTED.clear()
+    return notes
 
 
 def read_fields(seq: Any, seq_id: str, attempt: Callable[[Callable[[], object], str, dict[str, str]], object]
@@ -150,6 +238,11 @@ def wire_row(before: list[object] | None, row: list[object]) -> list[object]:
     return [*row[:4], out[kept:] if kept else out, kept]
 
 
+def reason(e: BaseException) -> str:
+    """Why a read failed, for "missing": the reader's own message, or what the submission raised."""
+    return str(e)[:200] if _issubclass(_type(e), SubmissionProtocolError) else "{}: {}".format(*describe(e))
+
+
 def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[object]]) -> dict[str, object]:
     """Read the white-box attributes that exist; each unreadable one is named in "missing".
 
@@ -163,30 +256,22 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[obj
     def attempt(read: Callable[[], object], name: str, why: dict[str, str]) -> object:
         try:
             return read()
-        except SubmissionProtocolError as e:
-            why[name] = str(e)[:200]
         except BaseException as e:  # noqa: BLE001 - a property may raise anything, even SystemExit
-            why[name] = "{}: {}".format(*describe(e))
+            why[name] = reason(e)
         return None
 
     for name in ("blocks_used", "num_preemptions"):  # what attempt() does, written out: this runs at every call
         try:
             snap[name] = exact_int(getattr(sched, name), name)
-        except SubmissionProtocolError as e:
-            missing[name] = str(e)[:200]
         except BaseException as e:  # noqa: BLE001 - a property may raise anything, even SystemExit
-            missing[name] = "{}: {}".format(*describe(e))
+            missing[name] = reason(e)
     same = []
     for queue in ("waiting", "running", "finished"):
         key = ("queue", queue)  # a tuple never equals a seq_id
         try:
             ids: Any = read_ids(getattr(sched, queue), queue, seqs)
-        except SubmissionProtocolError as e:
-            missing[queue] = str(e)[:200]
-            sent.pop(key, None)
-            continue
         except BaseException as e:  # noqa: BLE001
-            missing[queue] = "{}: {}".format(*describe(e))
+            missing[queue] = reason(e)
             sent.pop(key, None)
             continue
         if sent.get(key) == ids:
@@ -199,11 +284,12 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[obj
     for seq_id, seq in seqs.items():
         row: list[object] | None = None
         try:  # the row's fields read together, once; this runs for every sequence at every call
-            nc, nt, nb, status = seq.num_computed, seq.num_tokens, seq.num_blocks, seq.status.name
+            nc, nt, nb, status = seq.num_computed, seq.num_tokens, seq.num_blocks, seq.status
+            status = status_name(status, status_members(_type(seq)), seq_id)
             out = output_items(seq.output, seq_id)
-            if _type(nc) is _type(nt) is _type(nb) is int and _type(status) is str and NEG_BIG < nc < BIG \
-                    and NEG_BIG < nt < BIG and NEG_BIG < nb < BIG:
-                row, why = [nc, nt, nb, status[:64], out], NO_REASONS
+            if _type(nc) is _type(nt) is _type(nb) is int and NEG_BIG < nc < BIG and NEG_BIG < nt < BIG \
+                    and NEG_BIG < nb < BIG:
+                row, why = [nc, nt, nb, status, out], NO_REASONS
         except BaseException:  # noqa: BLE001, S110 - a property may raise anything: read again field by field
             pass
         if row is None:
@@ -214,8 +300,5 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[obj
             sent[seq_id] = row
             if why:
                 seq_missing[seq_id] = why
-    snap["seqs"] = rows
-    snap["same"] = same
-    snap["missing"] = missing
-    snap["seq_missing"] = seq_missing
+    snap.update(seqs=rows, same=same, missing=missing, seq_missing=seq_missing)
     return snap

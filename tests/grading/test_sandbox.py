@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from conformance.checks import checkers
+from conformance.grading.observe import observed_trace
 from conformance.sandbox.isolation import works
 from conformance.sandbox.run import run_in_sandbox
 from conformance.sandbox.types import Limits, SandboxResult, WorkloadResult
@@ -93,7 +95,6 @@ def test_optimized_implementation_matches_the_reference_through_the_sandbox() ->
     ("unknown_id", "protocol", ["unknown seq_id", "ghost"]),
     ("float_n", "protocol", ["must be an int", ".0 (float)"]),
     ("bool_n", "protocol", ["must be an int", "True", "bool"]),
-    ("replace_lists", "protocol", ["output must be a list", "LyingList", "sample_fn"]),
     ("forge_report", "protocol", ["report for workload", "is malformed"]),
     ("segfault", "signal", ["killed by SIGSEGV"]),
     ("idle", "stalled", ["step cap", "liveness bound + 16"]),
@@ -162,6 +163,22 @@ def test_lying_dict_is_read_by_its_real_contents(tmp_path: Path) -> None:
     assert first.steps, first.cause
     assert first.steps[0]["schedule"] == [["a1", 4], ["a2", 4]]  # the doubled real contents, not the shown batch
     assert first.steps[0]["schedule"] != [list(p) for p in run_workload(SELF_PREEMPTION).steps[0].batch]
+
+
+def test_lying_output_lists_are_read_by_their_real_items(tmp_path: Path) -> None:
+    """A list subclass whose __iter__, __getitem__ and __eq__ lie is read by its real items, never through its
+    methods: its type is a note, not a protocol error. Those items are what the scheduler really holds: it
+    wraps each output again after every update(), and that copy goes through the lying __iter__, so its
+    tokens become zeros. The finding is on that behaviour (I4, tokens lost), as the reference shows."""
+    result = run_hostile("replace_lists", tmp_path)
+    for workload, got in zip(WORKLOADS, result.workloads, strict=True):
+        assert got.status == "ok" and got.trace is not None, got.cause
+        assert got.trace.notes == ("output is a LyingList (a list subclass, read by its list items); docs/api.md "
+                                   "says list",)
+        observed = observed_trace(workload, got)
+        found = checkers.invariants(workload, observed)
+        assert found and found[0].rule == "I4" and "tokens were lost" in found[0].message, found
+        assert "[0" in str(checkers.differential(workload, observed)[0].actual)  # the zeros it really holds
 
 
 def test_monkeypatched_builtins_do_not_reach_the_harness(tmp_path: Path) -> None:

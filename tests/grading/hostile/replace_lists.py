@@ -2,7 +2,8 @@
 """After every update(), replace each sequence's output list with a list subclass that lies about its
 contents and equality, so a harness reading seq.output through its methods would see other tokens.
 
-Expected: protocol, naming the non-list output, at the next sample_fn call.
+Expected: read by its real items, never through its methods (the type is a note); since each wrapping copies
+the previous LyingList through its lying __iter__, the real items are zeros: a finding on behaviour (I4).
 """
 _update = Scheduler.update
 

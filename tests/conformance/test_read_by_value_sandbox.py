@@ -1,0 +1,85 @@
+"""The sandboxed grader reads by value too: the styles of test_read_by_value.py pass with the same notes, and the
+hostile containers are findings that name the attribute, never a hang or a crash of the grader.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from conformance.checks import checkers
+from conformance.grading.collect import Entry
+from conformance.grading.judge import grade_one
+from conformance.grading.observe import Case, Observations, judge_case, observed_trace
+from conformance.grading.rubric import load_rubric
+from conformance.sandbox.run import run_in_sandbox
+from conformance.sandbox.types import Limits
+from spec.golden import golden_cases
+from tests.conformance.test_read_by_value import (
+    HOSTILE,
+    HOSTILE_WORKLOAD,
+    QUEUED,
+    STORED_GENERATOR,
+    STYLES,
+    WORKLOADS,
+    write,
+)
+
+LIMITS = Limits(workload_seconds=5.0, workload_cpu_seconds=5, startup_seconds=10.0, run_seconds=60.0,
+                cpu_seconds=30, memory_bytes=512 << 20, processes=16, output_bytes=1 << 20)
+GOLDEN = {c.workload.name: c for c in golden_cases()}
+
+
+@pytest.mark.parametrize("name", sorted(STYLES))
+def test_the_grader_passes_a_correct_scheduler_in_another_container(name: str, tmp_path: Path) -> None:
+    source, notes = STYLES[name]
+    result = run_in_sandbox(write(tmp_path, name, source), WORKLOADS, LIMITS)
+    assert [w.status for w in result.workloads] == ["ok"] * len(WORKLOADS), result.causes()
+    for i, workload in enumerate(WORKLOADS):
+        case = Case(f"w{i}", workload, (), GOLDEN.get(workload.name))
+        verdicts = judge_case(case, observed_trace(workload, result.workloads[i]), None, None)
+        assert all(v is None for v in verdicts.values()), (workload.name, verdicts)
+    observed = Observations(WORKLOADS, result.workloads)
+    every = {n for i in range(len(WORKLOADS)) for n in (observed.note(i) or "").split(" | ") if n}
+    assert sorted(every) == sorted(notes)
+
+
+def test_running_in_a_deque_gets_a_full_grade_with_its_note(tmp_path: Path) -> None:
+    """running kept in a deque (it once lost every golden case, "final outputs are {}", and scored 79.75)."""
+    source, notes = STYLES["running_deque"]
+    path = write(tmp_path, "running_deque", source)
+    grade = grade_one(Entry("running_deque", path, path), dataclasses.replace(load_rubric(), explore=False))
+    assert grade.score == 100, [(i.item.id, i.score, i.status, i.output) for i in grade.items]
+    assert list(grade.notes) == notes
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_the_grader_names_a_hostile_container(name: str, tmp_path: Path) -> None:
+    source, says, call = HOSTILE[name]
+    result = run_in_sandbox(write(tmp_path, name, source), [HOSTILE_WORKLOAD], LIMITS)
+    got = result.workloads[0]
+    assert not got.hung and result.survivors == 0, got.cause
+    observed = observed_trace(HOSTILE_WORKLOAD, got)
+    if call == "update":  # update()'s result is read by the driver: the call's result is malformed
+        assert got.status == "protocol" and says in got.cause, got.cause
+        return
+    assert observed["white_box_error"] is not None and says in observed["white_box_error"]["message"], observed
+    finding = checkers.invariants(HOSTILE_WORKLOAD, observed)
+    assert finding and finding[0].rule == "I6" and says in finding[0].message, finding
+    if call == "output":  # sample_fn reads it too, and stops the run there
+        assert got.status == "protocol" and "cannot read sample_fn('a1'): seq.output" in got.cause, got.cause
+    else:
+        assert got.status == "ok", got.cause
+
+
+def test_the_grader_fails_a_stored_one_shot_generator_on_behaviour(tmp_path: Path) -> None:
+    result = run_in_sandbox(write(tmp_path, "stored_generator", STORED_GENERATOR), [QUEUED], LIMITS)
+    got = result.workloads[0]
+    assert got.status == "ok" and got.trace is not None, got.cause
+    observed = observed_trace(QUEUED, got)
+    assert observed["white_box_error"] is None  # it was read: empty
+    finding = checkers.invariants(QUEUED, observed)
+    assert finding and "q2 disappeared from every queue" in finding[0].message, finding
+    assert got.trace.notes == ("waiting is a generator; docs/api.md says deque",)
