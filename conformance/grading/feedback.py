@@ -3,9 +3,12 @@
 Every text here reaches a student's Gradescope page, so it has to be something a student
 can act on without the grader's files: a failed item carries its smallest failing case as
 a step table with the spec's reasons, plus the same case as a JSON file for `schedcheck
-replay` and as a standalone pytest file; a module that does not load is shown as
-`file:line`, the line and a caret; a submission without p07_scheduler.py lists what was
-found. Everything the submission controls is escaped and bounded (conformance.grading.escape).
+replay` and as a pytest file; a module that does not load is shown as `file:line`, the line
+and a caret; a submission without p07_scheduler.py lists what was found. For a program in
+another language (a folder with a wire.toml) every rerun names its command, as `schedcheck
+check --wire` does (conformance.wire.cli.typed), and the pytest file replays the case through
+it (conformance.reports.traces.adapter_pytest_file). Everything the submission controls is
+escaped and bounded (conformance.grading.escape).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from __future__ import annotations
 import ast
 import os
 import re
+import shlex
+from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -20,7 +25,9 @@ from conformance.checks.checkers import Finding, expected_trace
 from conformance.grading.escape import TEXT_LIMIT, cut, json_inert, md, md_block, md_name, visible_json
 from conformance.grading.observe import Case
 from conformance.grading.tables import markdown_table
-from conformance.sandbox.program import is_wire
+from conformance.sandbox.program import WIRE_FILE, is_wire, read_regular, wire_command
+from conformance.wire.cli import ADAPTER as WIRE_ADAPTER
+from conformance.wire.cli import typed
 from spec.trace import workload_to_json
 
 MODULE = "p07_scheduler.py"
@@ -28,6 +35,33 @@ LISTED_FILES = 20  # files of a submission listed when p07_scheduler.py is missi
 WALK_LIMIT = 500  # entries of a submission folder looked at to list them
 SANDBOX_DIR = re.compile(r"/[^\s'\"]*schedcheck-sandbox-[^/\s'\"]+/")  # the child's random directory
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
+REPLAY_FILE, REPRO_FILE = "counterexample.json", "test_counterexample.py"
+LITERAL_ESCAPES = str.maketrans({c: f"\\x{ord(c):02x}" for c in "<>&`[]*_|#!"})
+
+
+def submitted_command(source: Path | None) -> str | None:
+    """The command of a wire program (its wire.toml's, as one shell line), or None for a Python module."""
+    if source is None or not is_wire(source):
+        return None
+    try:
+        text, _ = read_regular(source / WIRE_FILE, 1 << 16)
+        argv, _ = wire_command(text.decode())
+    except (OSError, ValueError):
+        argv = ()
+    return shlex.join(argv) if argv else "COMMAND"  # collection read it already: only a file changed since fails
+
+
+def replay_command(command: str | None) -> str:
+    """The shell line that replays the counterexample file on the submission: the module, or the wire program."""
+    return f"schedcheck replay {REPLAY_FILE} " + (MODULE if command is None else typed(command))
+
+
+def replay_md(command: str | None) -> str:
+    """Where to save the counterexample and what to run, in Markdown."""
+    if command is None:
+        return f"save this as `{REPLAY_FILE}` beside your `{MODULE}` and run `{replay_command(None)}`"
+    return (f"save this as `{REPLAY_FILE}` in your program's folder (beside `{WIRE_FILE}`) and run "
+            f"{md_name(replay_command(command), 600)} there")
 
 
 def replay_json(case: Case, finding: Finding | None) -> dict[str, Any]:
@@ -85,17 +119,43 @@ def pytest_repro(case: Case, finding: Finding) -> str:
     return "\n".join(lines) + "\n"
 
 
-def counterexample_md(case: Case, observed: dict[str, Any], finding: Finding | None) -> str:
-    """The step table, the spec's reasons, and the case as replay JSON and as a pytest file, in Markdown."""
+def wire_repro(case: Case, finding: Finding, command: str) -> str:
+    """A pytest file that replays the case file through the wire program's command, as `check --wire` writes one."""
+    from conformance.reports.report import Counterexample
+    from conformance.reports.traces import adapter_pytest_file
+
+    ours = f"case {case.vector_id}: the table above says what went wrong"  # the file's docstring: no submission text
+    cx = Counterexample(finding.check, replace(finding, message=ours), case.workload, case.vector_id)
+    text = adapter_pytest_file(cx, Path("."), REPLAY_FILE, command, WIRE_ADAPTER)
+    # the command is the one text of the submission's in the file: as escapes inside its string literal, the
+    # characters Markdown or HTML act on never show raw, and the literal still holds the same command
+    return "\n".join(line.translate(LITERAL_ESCAPES) if line.startswith("TARGET = ") else line
+                     for line in text.split("\n"))
+
+
+def counterexample_md(case: Case, observed: dict[str, Any], finding: Finding | None,
+                      command: str | None = None) -> str:
+    """The step table, the spec's reasons, and the case as replay JSON and as a pytest file, in Markdown.
+
+    command: a wire program's command (submitted_command); the reruns then name it instead of p07_scheduler.py."""
     parts = [markdown_table(case.workload, observed, finding, case.vector_id), "",
-             "Replay it: save this as `counterexample.json` beside your `p07_scheduler.py` and run "
-             "`schedcheck replay counterexample.json p07_scheduler.py`:", "",
-             md_block(json_inert(replay_json(case, finding)), "json")]
+             f"Replay it: {replay_md(command)}:", "", md_block(json_inert(replay_json(case, finding)), "json")]
     if finding is not None:
-        repro = pytest_repro(case, finding)
-        parts += ["", "Or save this as `test_counterexample.py` beside it and run `pytest test_counterexample.py`:",
-                  "", md_block(repro, "python")]
+        if command is None:
+            repro, how = pytest_repro(case, finding), f"beside it and run `pytest {REPRO_FILE}`"
+        else:
+            repro, how = wire_repro(case, finding, command), \
+                f"beside it and run `pytest {REPRO_FILE}` in that folder (with schedcheck installed)"
+        parts += ["", f"Or save this as `{REPRO_FILE}` {how}:", "", md_block(repro, "python")]
     return "\n".join(parts)
+
+
+def first_counterexample_md(table: str, command: str | None) -> str:
+    """The report's first counterexample: its step table and the command that replays counterexample.json."""
+    if command is None:
+        return f"{table}\n\nReplay it: `{replay_command(None)}`"
+    return (f"{table}\n\nReplay it: copy `{REPLAY_FILE}` (written beside this report) into your program's folder "
+            f"(beside `{WIRE_FILE}`) and run {md_name(replay_command(command), 600)} there.")
 
 
 def _syntax_from_text(message: str) -> dict[str, Any] | None:
@@ -138,8 +198,10 @@ def load_error_parts(result: object, load_error: str) -> dict[str, object]:
     return {"exc_type": exc_type, "message": message}
 
 
-def load_error_md(result: object, load_error: str) -> tuple[str, str]:
-    """A one-line reason for every item and the full Markdown (file:line, the line, a caret) for the summary."""
+def load_error_md(result: object, load_error: str, command: str | None = None) -> tuple[str, str]:
+    """A one-line reason for every item and the full Markdown (file:line, the line, a caret) for the summary.
+
+    command: a wire program's command, named in the advice to run it locally."""
     p = load_error_parts(result, load_error)
     exc = str(p.get("exc_type") or "error")
     message = SANDBOX_DIR.sub("", str(p.get("message") or ""))
@@ -159,7 +221,7 @@ def load_error_md(result: object, load_error: str) -> tuple[str, str]:
         return f"does not load: {cut(exc, 80)} at {cut(where, 120)}", "\n".join(lines)
     shown = f"{exc}: {message}" if message else exc
     if getattr(result, "wire", False):  # a program that did not start, greet or answer in time
-        return f"does not start: {cut(exc, 80)}", wire_start_md(shown, str(getattr(result, "stderr", "")))
+        return f"does not start: {cut(exc, 80)}", wire_start_md(shown, str(getattr(result, "stderr", "")), command)
     lines = [f"**`{MODULE}` does not load:** {md(shown, TEXT_LIMIT)}", "",
              "Importing the module must succeed and define `Scheduler` and `Sequence`, as the interface requires; run "
              "`python -c \"import p07_scheduler\"` in its folder to see the full error."]
@@ -169,11 +231,13 @@ def load_error_md(result: object, load_error: str) -> tuple[str, str]:
 WIRE_STDERR_LINES = 10
 
 
-def wire_start_md(shown: str, stderr: str) -> str:
+def wire_start_md(shown: str, stderr: str, command: str | None = None) -> str:
     """Why a wire program did not start, with the last lines it wrote to stderr."""
+    check = md_name(f"schedcheck check {typed(command)}", 600) if command else \
+        "`schedcheck check --wire \"COMMAND\"`"
     lines = [f"**The program of `wire.toml` does not start:** {md(shown, TEXT_LIMIT)}", "",
              "The command must start a program that answers the hello of the wire protocol with "
-             "`\"snapshot\": true`; run `schedcheck check --wire \"COMMAND\"` in its folder to see the exchange."]
+             f"`\"snapshot\": true`; run {check} in its folder to see the exchange."]
     tail = [cut(line, 200) for line in stderr.splitlines()[-WIRE_STDERR_LINES:]]
     if tail:
         lines += ["", f"The last {len(tail)} line(s) it wrote to stderr:", "", md_block("\n".join(tail))]

@@ -21,7 +21,13 @@ from conformance.checks.probes import golden_under
 from conformance.grading.collect import Entry
 from conformance.grading.diagnose import diagnose
 from conformance.grading.escape import md
-from conformance.grading.feedback import load_error_md, missing_md, replay_json
+from conformance.grading.feedback import (
+    first_counterexample_md,
+    load_error_md,
+    missing_md,
+    replay_json,
+    submitted_command,
+)
 from conformance.grading.heldout import held_out_cases, held_out_seed
 from conformance.grading.observe import Case, Observations, category, explored, judge_case, observed_trace
 from conformance.grading.outputs import Grade, ItemResult
@@ -162,7 +168,7 @@ def not_submitted(entry: Entry, rubric: Rubric) -> Grade:
 def does_not_load(entry: Entry, rubric: Rubric, result: SandboxResult, begun: float) -> Grade:
     """Every item 0 as "does not load"; the summary shows the error once, at its line."""
     assert result.load_error is not None
-    short, full = load_error_md(result, result.load_error)
+    short, full = load_error_md(result, result.load_error, submitted_command(entry.module))
     why = f"Not run: {md(short)} (the error is shown at the top of this page)."
     items = tuple(ItemResult(i, 0.0, "does not load", why) for i in rubric.items)
     return Grade(entry.name, rubric, items, result.isolation.level, notes=(f"The module could not be loaded: "
@@ -182,7 +188,8 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
     observed = Observations(run_workloads(runs), result.workloads)
     verdicts = [observed.judge(c, i) for i, c in enumerate(cases)]
     ran = result.workloads[:len(cases)]
-    items = tuple(score_item(item, rubric, cases, verdicts, ran, observed) for item in rubric.items)
+    command = submitted_command(entry.module)  # a wire program's: every rerun line names it
+    items = tuple(score_item(item, rubric, cases, verdicts, ran, observed, command) for item in rubric.items)
     notes = run_notes(rubric, result) + sorted({n for i in range(len(observed)) if (n := observed.note(i))})[:1]
     failing = [(c, observed[i], v) for i, (c, v) in enumerate(zip(cases, verdicts, strict=True))
                if any(v.values()) or ran[i].status != "ok"]
@@ -192,7 +199,7 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
         case, obs, found = min(failing, key=lambda t: (len(t[0].workload.requests), len(t[1]["steps"]),
                                                        t[0].vector_id))
         first = next((f for f in found.values() if f is not None), None)
-        counterexample = markdown_table(case.workload, obs, first, case.vector_id)
+        counterexample = first_counterexample_md(markdown_table(case.workload, obs, first, case.vector_id), command)
         replay = replay_json(case, first)
         diagnosis = diagnose([(c.workload, o) for c, o, _ in failing[:6]])
     return Grade(entry.name, rubric, items, result.isolation.level, diagnosis, tuple(notes),

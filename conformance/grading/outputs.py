@@ -33,6 +33,9 @@ from spec.model import DEFAULT_POLICY
 # does not load: importing it failed, so nothing ran
 STATUSES = ("passed", "failed", "timeout", "crashed", "not submitted", "does not load")
 ERRORS = ("timeout", "crashed", "not submitted", "does not load")  # JUnit <error>: nothing was judged
+# An item has one status (ItemResult.status, set by scoring); every output shows that word: report.md's rows and
+# headings, results.json's tags and the first line of a test's output (Gradescope's own field says only passed or
+# failed: gradescope_status), JUnit's element type, and the dashboard's pass rates (passed or not).
 OUTPUT_CAP = 20_000  # characters of one test's output shown to a student
 SHOWN_NOW = ("visible",)  # visibilities a student sees before the due date and before grades are published
 
@@ -87,9 +90,11 @@ def gradescope_results(g: Grade, stable: bool = False) -> dict[str, object]:
     """
     tests = []
     for n, r in enumerate(g.items, start=1):
+        status = gradescope_status(r.status)
+        shown = "" if status == r.status else f"Status: **{r.status}**.\n\n"  # the word Gradescope cannot show
         tests.append({
             "name": r.item.name, "number": str(n), "score": round(r.score, 2), "max_score": r.item.points,
-            "status": "passed" if r.status == "passed" else "failed", "output": _cap(r.output),
+            "status": status, "output": _cap(shown + r.output),
             "output_format": "md", "visibility": r.item.visibility, "tags": [r.item.id, r.status],
         })
     result: dict[str, object] = {
@@ -103,6 +108,11 @@ def gradescope_results(g: Grade, stable: bool = False) -> dict[str, object]:
     if not stable:
         result["execution_time"] = int(round(g.execution_seconds))
     return result
+
+
+def gradescope_status(status: str) -> str:
+    """Gradescope's test status for an item's status: it knows passed and failed only."""
+    return "passed" if status == "passed" else "failed"
 
 
 def validate_gradescope(obj: object) -> list[str]:
@@ -182,10 +192,8 @@ def report_md(g: Grade) -> str:
     for r in g.items:
         parts += ["", f"## {md_cell(r.item.name)}: {r.score:g} / {r.item.points:g} ({r.status})", "",
                   r.output or "All passed."]
-    if g.counterexample:
+    if g.counterexample:  # with the command that replays counterexample.json (feedback.first_counterexample_md)
         parts += ["", "## First counterexample", "", g.counterexample]
-        if g.replay is not None:
-            parts += ["", "Replay it: `schedcheck replay counterexample.json p07_scheduler.py`"]
     if g.exploration:
         label = "counted in the score" if g.rubric.explore_counts else "not counted in the score"
         parts += ["", f"## Beyond the corpus ({label})", "", *[f"- {md(x, 600)}" for x in g.exploration]]

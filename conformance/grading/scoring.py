@@ -29,10 +29,13 @@ def _line(case: Case, finding: Finding | None, kind: str) -> str:
 
 
 def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: list[dict[str, Finding | None]],
-               results: tuple[WorkloadResult, ...], observed: Traces) -> ItemResult:
+               results: tuple[WorkloadResult, ...], observed: Traces, command: str | None = None) -> ItemResult:
     """Score one rubric item on the cases in its scope; its output names the failures and replays the smallest.
 
-    The item's time is the wall time of its cases added up; past its limit it scores 0.
+    The item's time is the wall time of its cases added up; past its limit it scores 0. Otherwise its status
+    is how its smallest failing case ended (one that ran, when any did): the case its output shows, so status
+    and counterexample tell one story, and a wrong result reads "failed" even when bigger cases, run longer
+    because of it, time out ("passed" when none fails). command: a wire program's, for the rerun lines.
     """
     limit = item.seconds or rubric.limits.item_seconds
     # cases that timed out or never ran are failed below; only finished runs count toward the limit,
@@ -43,7 +46,7 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
         return ItemResult(item, 0.0, "timeout", f"Time limit: this item's cases took {spent:.1f} s in all, "
                           f"more than its {limit:g} s. Look for a step whose cost grows with the run.")
     run = passed = held_run = held_passed = 0
-    worst = "passed"
+    status = "passed"
     failing: list[tuple[int, Finding | None, str]] = []
     for index, (case, found, result) in enumerate(zip(cases, verdicts, results, strict=True)):
         relevant = [c for c in item.checks if c in found]
@@ -59,7 +62,6 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
             held_passed += held
             continue
         kind = ended if ended != "passed" else "failed"
-        worst = kind if worst == "passed" or kind == "timeout" else worst
         # a case that crashed or timed out fails every item it is in: name why, whichever check saw it
         failing.append((index, bad[0] if bad else next((f for f in found.values() if f is not None), None), kind))
     assert run, f"rubric item {item.id} has no case in scope (check_scope refuses such a rubric)"
@@ -72,11 +74,12 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
         lines = [_line(cases[i], f, kind) for i, f, kind in failing[:LISTED_CASES]]
         more = len(failing) - LISTED_CASES
         lines += [f"- … and {more} more"] if more > 0 else []
-        index, finding, _ = min(failing, key=lambda t: (len(cases[t[0]].workload.requests),
-                                                        len(observed[t[0]]["steps"]), cases[t[0]].vector_id))
+        index, finding, status = min(failing, key=lambda t: (not observed[t[0]]["steps"],  # one that ran, if any
+                                                             len(cases[t[0]].workload.requests),
+                                                             len(observed[t[0]]["steps"]), cases[t[0]].vector_id))
         output += "\n\n" + "\n".join(lines) + "\n\n### The smallest failing case\n\n" + \
-            counterexample_md(cases[index], observed[index], finding)
-    return ItemResult(item, round(item.points * fraction, 2), worst, output, run, passed)
+            counterexample_md(cases[index], observed[index], finding, command)
+    return ItemResult(item, round(item.points * fraction, 2), status, output, run, passed)
 
 
 def _fraction(rubric: Rubric, passed: int, run: int) -> float:

@@ -6,6 +6,10 @@
 // bug with `--bug victim_first` (preempt the oldest running sequence, not the
 // latest) or SCHEDCHECK_BUG=victim_first, to see a counterexample.
 //
+// Every integer is a BigInt: the suite sends prompts and budgets past 2**53 and tokens
+// past 2**64 (docs/wire-protocol.md, "Numbers"), which a JavaScript number rounds.
+// parseExact and stringifyExact below read and write them exactly.
+//
 //   schedcheck check --wire "node examples/wire/scheduler.js"
 //   schedcheck check --wire "node examples/wire/scheduler.js --bug victim_first"
 "use strict";
@@ -18,16 +22,18 @@ class Seq {
     this.seqId = seqId;
     this.promptLen = promptLen;
     this.maxTokens = maxTokens;
-    this.output = [];
-    this.numComputed = 0; // tokens whose KV is computed
-    this.numBlocks = 0; // KV blocks held
+    this.output = []; // BigInt tokens
+    this.numComputed = 0n; // tokens whose KV is computed
+    this.numBlocks = 0n; // KV blocks held
     this.status = "WAITING";
   }
 
   get numTokens() {
-    return this.promptLen + this.output.length;
+    return this.promptLen + BigInt(this.output.length);
   }
 }
+
+const min = (a, b) => (a < b ? a : b);
 
 class Scheduler {
   constructor(config, bug) {
@@ -41,8 +47,8 @@ class Scheduler {
     this.waiting = []; // head first
     this.running = []; // admission order; the last is the next victim
     this.finished = [];
-    this.blocksUsed = 0;
-    this.numPreemptions = 0;
+    this.blocksUsed = 0n;
+    this.numPreemptions = 0n;
     this.batch = []; // [seq, n] pairs of the last schedule()
   }
 
@@ -53,8 +59,8 @@ class Scheduler {
   }
 
   tryGrow(seq, n) {
-    const need = Math.ceil((seq.numComputed + n) / this.blockSize) - seq.numBlocks;
-    if (need <= 0) return true;
+    const need = (seq.numComputed + n + this.blockSize - 1n) / this.blockSize - seq.numBlocks; // ceil, exactly
+    if (need <= 0n) return true;
     if (this.blocksUsed + need > this.numBlocks) return false;
     this.blocksUsed += need;
     seq.numBlocks += need;
@@ -64,11 +70,11 @@ class Scheduler {
   preemptVictim() {
     const victim = this.bug === "victim_first" ? this.running.shift() : this.running.pop();
     this.blocksUsed -= victim.numBlocks;
-    victim.numBlocks = 0;
-    victim.numComputed = 0;
+    victim.numBlocks = 0n;
+    victim.numComputed = 0n;
     victim.status = "WAITING";
     this.waiting.unshift(victim);
-    this.numPreemptions += 1;
+    this.numPreemptions += 1n;
     return victim;
   }
 
@@ -76,9 +82,9 @@ class Scheduler {
     const batch = [];
     let budget = this.maxNumBatchedTokens;
     let i = 0;
-    while (i < this.running.length && budget > 0) { // phase 1: running, in admission order
+    while (i < this.running.length && budget > 0n) { // phase 1: running, in admission order
       const seq = this.running[i];
-      const n = Math.min(seq.numTokens - seq.numComputed, budget);
+      const n = min(seq.numTokens - seq.numComputed, budget);
       let skipped = false;
       while (!this.tryGrow(seq, n)) {
         if (this.preemptVictim() === seq) { // preempted itself: skip it, do not advance i
@@ -92,10 +98,10 @@ class Scheduler {
         i += 1;
       }
     }
-    while (this.waiting.length > 0 && budget > 0 && this.running.length < this.maxNumSeqs) { // phase 2: FCFS
+    while (this.waiting.length > 0 && budget > 0n && BigInt(this.running.length) < this.maxNumSeqs) { // phase 2
       const seq = this.waiting[0];
-      const n = Math.min(seq.numTokens - seq.numComputed, budget);
-      if (!this.tryGrow(seq, n)) break; // nobody behind the head may jump the queue
+      const n = min(seq.numTokens - seq.numComputed, budget);
+      if (!this.tryGrow(seq, n)) break; // nobody behind the head may jump the queue (FCFS)
       this.waiting.shift();
       seq.status = "RUNNING";
       this.running.push(seq);
@@ -113,11 +119,11 @@ class Scheduler {
       if (seq.numComputed < seq.numTokens) continue; // a chunked prefill that is not complete samples nothing
       const token = await sample(seq);
       seq.output.push(token);
-      if (token === this.eos || seq.output.length >= seq.maxTokens) {
+      if (token === this.eos || BigInt(seq.output.length) >= seq.maxTokens) {
         seq.status = "FINISHED";
         this.running.splice(this.running.indexOf(seq), 1);
         this.blocksUsed -= seq.numBlocks;
-        seq.numBlocks = 0;
+        seq.numBlocks = 0n;
         this.finished.push(seq);
         done.push(seq.seqId);
       }
@@ -129,14 +135,78 @@ class Scheduler {
   snapshot() {
     const ids = (queue) => queue.map((q) => q.seqId);
     const seqs = {};
-    for (const id of [...this.seqs.keys()].sort()) {
-      const q = this.seqs.get(id);
+    for (const [id, q] of this.seqs) {
       seqs[id] = {num_computed: q.numComputed, num_tokens: q.numTokens, num_blocks: q.numBlocks,
         status: q.status, output: q.output};
     }
     return {blocks_used: this.blocksUsed, num_preemptions: this.numPreemptions, waiting: ids(this.waiting),
       running: ids(this.running), finished: ids(this.finished), seqs};
   }
+}
+
+// --- exact integers: JSON with every integer as a BigInt, both ways ----------------------------
+
+// JSON.parse rounds an integer past 2**53 before any reviver sees it, so read the text itself.
+const JSON_TOKEN = /\s*(?:([[\]{}:,])|("(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")|(-?(?:0|[1-9]\d*))((?:\.\d+)?(?:[eE][+-]?\d+)?)|(true|false|null))/y;
+
+function parseExact(text) {
+  let at = 0;
+  const next = () => {
+    JSON_TOKEN.lastIndex = at;
+    const m = JSON_TOKEN.exec(text);
+    if (m === null) throw new SyntaxError(`not JSON at offset ${at}: ${text.slice(at, at + 40)}`);
+    at = JSON_TOKEN.lastIndex;
+    return m;
+  };
+  const expect = (m, punct) => {
+    if (m[1] !== punct) throw new SyntaxError(`expected '${punct}' before offset ${at}`);
+  };
+  const value = (m) => {
+    if (m[2] !== undefined) return JSON.parse(m[2]); // a string: JSON.parse decodes its escapes
+    if (m[3] !== undefined) return m[4] ? Number(m[3] + m[4]) : BigInt(m[3]); // an integer: exact
+    if (m[5] !== undefined) return m[5] === "null" ? null : m[5] === "true";
+    if (m[1] === "[") {
+      const out = [];
+      let t = next();
+      for (let first = true; t[1] !== "]"; first = false) {
+        if (!first) { expect(t, ","); t = next(); }
+        out.push(value(t));
+        t = next();
+      }
+      return out;
+    }
+    if (m[1] === "{") {
+      const out = {};
+      let t = next();
+      for (let first = true; t[1] !== "}"; first = false) {
+        if (!first) { expect(t, ","); t = next(); }
+        if (t[2] === undefined) throw new SyntaxError(`expected a key before offset ${at}`);
+        expect(next(), ":");
+        Object.defineProperty(out, JSON.parse(t[2]), // defineProperty: a "__proto__" key stays a key
+          {value: value(next()), enumerable: true, writable: true, configurable: true});
+        t = next();
+      }
+      return out;
+    }
+    throw new SyntaxError(`unexpected '${m[0].trim()}' before offset ${at}`);
+  };
+  const result = value(next());
+  if (text.slice(at).trim() !== "") throw new SyntaxError(`text after the value at offset ${at}`);
+  return result;
+}
+
+function stringifyExact(v) {
+  if (typeof v === "bigint") return v.toString();
+  if (v === null || typeof v !== "object") return JSON.stringify(v);
+  let out = "";
+  if (Array.isArray(v)) {
+    for (const x of v) out += (out ? "," : "") + stringifyExact(x);
+    return `[${out}]`;
+  }
+  for (const k of Object.keys(v)) {
+    if (v[k] !== undefined) out += `${out ? "," : ""}${JSON.stringify(k)}:${stringifyExact(v[k])}`;
+  }
+  return `{${out}}`;
 }
 
 // --- the wire: one JSON object per line in each direction ---------------------------------------
@@ -176,7 +246,7 @@ class Lines {
 }
 
 function send(message) {
-  process.stdout.write(JSON.stringify(message) + "\n");
+  process.stdout.write(stringifyExact(message) + "\n");
 }
 
 async function main() {
@@ -192,7 +262,7 @@ async function main() {
   async function receive() {
     const line = await lines.next();
     if (line === null) process.exit(0); // the suite closed our stdin: done
-    return JSON.parse(line);
+    return parseExact(line);
   }
 
   async function sample(seq) { // the model runs on the suite's side
