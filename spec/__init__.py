@@ -53,3 +53,5 @@ __all__ = [
     "liveness_bound", "make_workload", "outputs_equivalent", "peak_blocks", "phase1_running", "phase2_waiting",
     "preempt", "run", "run_workload", "schedule", "schedule_explained", "try_grow", "update", "update_explained",
 ]
+
+MAY_IMPORT: tuple[str, ...] = ()  # the packages this one builds on (tests/test_layers.py)

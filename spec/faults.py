@@ -135,6 +135,22 @@ GUARD_FAULTS: tuple[Fault, ...] = (
 )
 GUARDS: dict[str, Fault] = {f.name: f for f in GUARD_FAULTS}
 
+# Faults that are no catalog bug, there so that the claims on what the validation compares beyond the invariants
+# (num_preemptions, the order of the batch, the order of finishing: NP, BO, FIN) can each fail.
+OBSERVABLE_FAULTS: tuple[Fault, ...] = (
+    Fault("self_preemption_counted_twice", "phase1_running", (
+        Edit("            if victim.seq_id == seq.seq_id:\n",
+             "            if victim.seq_id == seq.seq_id:\n"
+             "                state = replace(state, num_preemptions=state.num_preemptions + 1)\n"),)),
+    Fault("admitted_first_in_batch", "schedule_explained", (
+        Edit("    batch = batch1 + batch2\n", "    batch = batch2 + batch1\n"),)),
+    Fault("eos_finished_first", "update_explained", (
+        Edit("    state = replace(state, pending=None)\n",
+             "    new = sorted(state.finished[finished_before:], key=lambda q: q.output[-1] != state.config.eos)\n"
+             "    state = replace(state, pending=None, finished=state.finished[:finished_before] + tuple(new))\n"),)),
+)
+OBSERVABLE: dict[str, Fault] = {f.name: f for f in OBSERVABLE_FAULTS}
+
 # Catalog bugs that are shapes of mutable code, with no counterpart in a pure transition function.
 NOT_EXPRESSIBLE: dict[str, str] = {
     "batch_not_copied": "aliasing of the returned dict: the pure model returns a tuple no caller can change",
@@ -156,11 +172,11 @@ def apply_edits(text: str, edits: tuple[Edit, ...], what: str, fix: str = "updat
 
 def patched_source(name: str, source: str | None = None) -> str:
     """The text of spec/rules.py (or `source`) with fault `name` applied."""
-    fault = BY_NAME.get(name) or GUARDS.get(name)
+    fault = BY_NAME.get(name) or GUARDS.get(name) or OBSERVABLE.get(name)
     if fault is None:
         why = NOT_EXPRESSIBLE.get(name)
         raise FaultError(f"fault {name!r}: " + (f"not expressible as an edit of spec/rules.py ({why})" if why else
-                         f"unknown; known faults: {', '.join([*BY_NAME, *GUARDS])}"))
+                         f"unknown; known faults: {', '.join([*BY_NAME, *GUARDS, *OBSERVABLE])}"))
     text = RULES_PATH.read_text() if source is None else source
     return apply_edits(text, fault.edits, f"fault {name!r}",
                        f"the text it edits in {RULES_PATH} changed: update the fault's edit in spec/faults.py")

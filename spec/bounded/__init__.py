@@ -8,3 +8,5 @@ the invariants for runs of any length; ``modelcheck`` explores ``spec.rules``
 itself (or spec/rules.py with a fault of ``spec.faults``) breadth first, judging
 every claim with ``execute``; ``doc`` writes the results tables of docs/proofs.md.
 """
+
+MAY_IMPORT: tuple[str, ...] = ("spec",)  # the packages this one builds on (tests/test_layers.py)

@@ -69,12 +69,18 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("OUT", "a run with tight num_blocks and one with ample num_blocks (no preemption possible) give every "
                  "sequence finished in both the same output, and both drain when the liveness bound is <= K",
           product=True),
-    Claim("LIVE", "every workload drains within (last arrival - 1) + sum(prompt_len + max_tokens - 1) steps"),
+    Claim("LIVE", "every workload drains within (last arrival - 1) + sum(prompt_len + max_tokens - 1) steps; per "
+                  "step: Phi (unfinished work minus running[0]'s computed tokens) is >= 0, never grows, and drops by "
+                  ">= 1 in every step with arrived, unfinished work"),
     Claim("FA", "fact (a): phase 1 never stops on the budget: every running sequence is scheduled or preempted"),
     Claim("FB", "fact (b): len(running) <= max_num_batched_tokens after every schedule() and update()"),
     Claim("FC", "fact (c): between steps, every running sequence except running[-1] has exactly one token to "
                 "compute (only the most recently admitted can be in the middle of a prefill)"),
     Claim("FD", "fact (d): when a running sequence other than running[-1] fails to grow, one victim suffices"),
+    Claim("NP", "num_preemptions grows in schedule() by the number of sequences it preempted (left waiting or "
+                "admitted again), and update() leaves it unchanged"),
+    Claim("BO", "the batch lists the running sequences phase 1 kept, in running order, then the admitted ones in "
+                "the order of waiting after phase 1"),
 )
 BY_NAME = {claim.name: claim for claim in CLAIMS}
 
@@ -94,8 +100,9 @@ def _bad(name: str, run: Run, ample: Run | None) -> Callable[[int], z3.BoolRef]:
                              z3.Or(t.out[j] != a.out[j], t.drawn[j] != a.drawn[j])) for j in range(run.b.slots)]
             drained = z3.And(c.all_finished(run, t), c.all_finished(ample, a))
             return z3.Or(*differ, z3.And(k == run.b.steps, c.liveness_bound(run) <= k, z3.Not(drained)))
-        if name == "LIVE":
-            return z3.And(c.liveness_bound(run) == k, z3.Not(c.all_finished(run, run.post[k])))
+        if name == "LIVE":  # drained by the bound, and the ranking function at every step (which implies it)
+            return z3.Or(z3.And(c.liveness_bound(run) == k, z3.Not(c.all_finished(run, run.post[k]))),
+                         c.bad_ranking(run, run.post[k - 1], run.pre[k], run.post[k]))
         if name == "FA":
             return run.budget_out[k - 1]
         if name == "FB":
@@ -104,6 +111,10 @@ def _bad(name: str, run: Run, ample: Run | None) -> Callable[[int], z3.BoolRef]:
             return z3.Not(c.decoding_except_last(run, run.post[k]))
         if name == "FD":
             return run.multi_victim[k - 1]
+        if name == "NP":
+            return c.bad_preemptions(run, k)
+        if name == "BO":
+            return c.bad_batch_order(run, k)
         raise ValueError(f"unknown claim {name!r}; known: {', '.join(BY_NAME)}")
     return bad
 

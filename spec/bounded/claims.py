@@ -160,7 +160,57 @@ def decoding_except_last(run: Run, s: Snap) -> z3.BoolRef:
     return z3.And(*out)
 
 
+def potential(run: Run, s: Snap) -> Term:
+    """Phi: unfinished work, minus what running[0] has computed (it is never preempted)."""
+    x, n = run.x, run.b.slots
+    left = _sum([z3.If(s.status[j] != FINISHED, x.prompt_len[j] + x.max_tokens[j] - 1, num(0)) for j in range(n)])
+    head = pick_at(s, num(0))
+    first = _sum([z3.If(head == j, s.computed[j], num(0)) for j in range(n)])
+    return left - z3.If(s.r > 0, first, num(0))
+
+
+def bad_ranking(run: Run, before: Snap, pre: Snap, after: Snap) -> z3.BoolRef:
+    """LIVE per step: Phi is negative, grows, or fails to drop by >= 1 in a step with arrived, unfinished work
+    (`before`: the state the step starts from; `pre`: after its arrivals; `after`: after its update())."""
+    return z3.Or(potential(run, before) < 0, potential(run, after) > potential(run, before),
+                 z3.And(pre.r + pre.w > 0, potential(run, after) > potential(run, before) - 1))
+
+
 def liveness_bound(run: Run) -> Term:
     """(last arrival - 1) + sum(prompt_len + max_tokens - 1): spec.trace.liveness_bound as a term."""
     x = run.x
     return x.arrival[-1] - 1 + _sum([x.prompt_len[j] + x.max_tokens[j] - 1 for j in range(run.b.slots)])
+
+
+# --- what the validation compares beyond the invariants: num_preemptions, the order of the batch --------------
+
+
+def reset(run: Run, pre: Snap, mid: Snap, j: int) -> z3.BoolRef:
+    """Slot j was running before the step and schedule() reset it: preempted, left waiting or admitted again from
+    scratch (a sequence phase 1 kept has computed a token since it was admitted)."""
+    return z3.And(pre.status[j] == RUNNING, mid.computed[j] == 0)
+
+
+def bad_preemptions(run: Run, k: int) -> z3.BoolRef:
+    """NP fails at step k: schedule() did not add one to num_preemptions per sequence it reset, or update()
+    changed it."""
+    pre, mid, post = run.pre[k], run.mid[k], run.post[k]
+    victims = _sum([one_if(reset(run, pre, mid, j)) for j in range(run.b.slots)])
+    return z3.Or(mid.preemptions - pre.preemptions != victims, post.preemptions != mid.preemptions)
+
+
+def bad_batch_order(run: Run, k: int) -> z3.BoolRef:
+    """BO fails at step k: two sequences of the batch are not in the order (running ones phase 1 kept, in running
+    order; then the admitted ones, in the order of waiting after phase 1, which is the order of the queue before
+    the step: victims keep their running order at the head of waiting)."""
+    pre, mid, n = run.pre[k], run.mid[k], run.b.slots
+    group = [z3.If(z3.And(pre.status[j] == RUNNING, z3.Not(reset(run, pre, mid, j))), num(0), num(1))
+             for j in range(n)]
+    pos = [position(pre, j) for j in range(n)]
+    out = []
+    for x in range(n):
+        for y in range(n):
+            if x != y:
+                first = z3.Or(group[x] < group[y], z3.And(group[x] == group[y], pos[x] < pos[y]))
+                out.append(z3.And(mid.times[x] > 0, mid.times[y] > 0, (mid.order[x] < mid.order[y]) != first))
+    return z3.Or(*out)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import z3
 
-from spec.bounded.encode import RUNNING, WAITING, Bounds, Inputs, Term, one_if, total
-from spec.bounded.transition import FINISHED, Run
+from spec.bounded.encode import FINISHED, RUNNING, WAITING, Bounds, Inputs, Term, one_if, total
+from spec.bounded.transition import Run
 from spec.bounded.witness import to_workload
 from spec.trace import Step, Workload, run_workload, workload_to_json
 

@@ -110,23 +110,6 @@ def _is_constant(e: z3.ExprRef) -> bool:
     return bool(z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED)
 
 
-def assignment(pins: Iterable[z3.BoolRef]) -> dict[str, Value]:
-    """Input values from pinning constraints (`c == value`, `Not(c)`, `b == True`)."""
-    env: dict[str, Value] = {}
-    for p in pins:
-        if z3.is_not(p):
-            env[str(p.arg(0))] = False
-            continue
-        lhs, rhs = p.arg(0), p.arg(1)
-        if z3.is_true(rhs) or z3.is_false(rhs):
-            env[str(lhs)] = z3.is_true(rhs)
-        elif z3.is_int_value(rhs):
-            env[str(lhs)] = rhs.as_long()
-        else:
-            raise ValueError(f"pin {p} is not `constant == value`; pin inputs one by one")
-    return env
-
-
 class Values:
     """A model-like view of evaluated terms: ``eval(term)`` gives a z3 value, as ``witness.val`` expects."""
 

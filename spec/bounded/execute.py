@@ -23,7 +23,7 @@ from spec.rules import peak_blocks
 from spec.trace import Request, SampleRule, Workload
 
 EOS = 0
-STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD")
+STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN")
 RUN_CLAIMS = ("OUT", "LIVE")
 
 
@@ -107,6 +107,50 @@ def fd_broken(events: tuple[Event, ...]) -> list[str]:
     return [f"{seq_id} preempted {n} times to grow" for seq_id, n in tries.items() if n > 1]
 
 
+def victims(s: Step) -> list[str]:
+    """The sequences running before the step that schedule() reset, in running order: those it preempted, left
+    waiting or admitted again from scratch (a sequence phase 1 kept has computed a token since it was admitted)."""
+    after = {q.seq_id: q for q in s.after_schedule.seqs()}
+    return [q.seq_id for q in s.before.running if q.seq_id in after and after[q.seq_id].num_computed == 0]
+
+
+def np_broken(s: Step) -> str | None:
+    """NP: schedule() adds one to num_preemptions per sequence it preempted, and update() leaves it alone."""
+    grew, reset = s.after_schedule.num_preemptions - s.before.num_preemptions, len(victims(s))
+    if grew != reset:
+        return f"num_preemptions grew by {grew} in schedule(), which preempted {reset} sequences"
+    if s.after_update.num_preemptions != s.after_schedule.num_preemptions:
+        return f"update() changed num_preemptions from {s.after_schedule.num_preemptions} to " \
+               f"{s.after_update.num_preemptions}"
+    return None
+
+
+def bo_broken(s: Step) -> str | None:
+    """BO: the batch lists the running sequences phase 1 kept, in running order, then the admitted ones in the
+    order of waiting after phase 1 (this step's victims in running order, then the old waiting queue)."""
+    reset = victims(s)
+    kept = [q.seq_id for q in s.before.running if q.seq_id not in reset]
+    queue = reset + [q.seq_id for q in s.before.waiting]
+    ids = [i for i, _ in s.batch]
+
+    def rank(i: str) -> tuple[int, int]:
+        return (0, kept.index(i)) if i in kept else (1, queue.index(i) if i in queue else len(queue))
+    return None if ids == sorted(ids, key=rank) else f"batch {ids}, expected {sorted(ids, key=rank)}"
+
+
+def fin_broken(s: Step) -> str | None:
+    """FIN: update() appends the sequences it finishes to finished in batch order, keeps the earlier ones as they
+    were, and returns exactly those it appended, in that order."""
+    before, after = s.after_schedule.finished, s.after_update.finished
+    new = [q.seq_id for q in after[len(before):]]
+    in_batch = [i for i, _ in s.batch if i in new]
+    if after[:len(before)] != before:
+        return "update() changed the sequences finished before it"
+    if new != in_batch or list(s.finished) != new:
+        return f"finished {new} and returned {list(s.finished)}, in batch order {in_batch}"
+    return None
+
+
 def step_violations(s: Step) -> dict[str, list[str]]:
     """Every step claim broken by this step, by claim id; 'crash' if the module raised."""
     out: dict[str, list[str]] = {}
@@ -130,6 +174,10 @@ def step_violations(s: Step) -> dict[str, list[str]]:
             add("FC", f"{q.seq_id} is not running[-1] and has {q.remaining} tokens left")
     for m in fd_broken(s.events):
         add("FD", m)
+    for claim, broken in (("NP", np_broken), ("BO", bo_broken), ("FIN", fin_broken)):
+        found = broken(s)
+        if found is not None:
+            add(claim, found)
     return out
 
 

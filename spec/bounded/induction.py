@@ -36,7 +36,7 @@ from spec.bounded.encode import (
 from spec.bounded.transition import Run
 from spec.model import DEFAULT_POLICY
 
-STEP_CLAIMS = ("unwind", "I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "Inv", "LIVE")
+STEP_CLAIMS = ("unwind", "I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "Inv", "LIVE")
 
 
 def free_state(n: int, tag: str) -> Snap:
@@ -75,15 +75,6 @@ def inv(run: Run, s: Snap, k: Term) -> z3.BoolRef:
     count = total(z3.If(z3.Or(s.status[j] == RUNNING, s.status[j] == WAITING), num(1), num(0)) for j in range(n))
     out.append(count == s.r + s.w)
     return z3.And(*out)
-
-
-def potential(run: Run, s: Snap) -> Term:
-    """Phi: unfinished work, minus what running[0] has computed (it is never preempted)."""
-    x, n = run.x, run.b.slots
-    left = total(z3.If(s.status[j] != FINISHED, x.prompt_len[j] + x.max_tokens[j] - 1, num(0)) for j in range(n))
-    head = c.pick_at(s, num(0))
-    first = total(z3.If(head == j, s.computed[j], num(0)) for j in range(n))
-    return left - z3.If(s.r > 0, first, num(0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +117,8 @@ def prove(slots: int, block_sizes: tuple[int, ...] = (1, 2, 3, 4), timeout: floa
         goals = {
             "unwind": z3.Or(*run.unwind[0]), "FA": run.budget_out[0], "FD": run.multi_victim[0],
             "FB": z3.Or(mid.r > x.budget, post.r > x.budget), "FC": z3.Not(c.decoding_except_last(run, post)),
-            "Inv": z3.Not(inv(run, post, k + 1)),
-            "LIVE": z3.Or(potential(run, post) > potential(run, s0), z3.And(
-                pre.r + pre.w > 0, potential(run, post) > potential(run, s0) - 1), potential(run, s0) < 0),
+            "Inv": z3.Not(inv(run, post, k + 1)), "NP": c.bad_preemptions(run, 1), "BO": c.bad_batch_order(run, 1),
+            "LIVE": c.bad_ranking(run, s0, pre, post),
         } | {name: c.bad_invariant(name, run, 1) for name in ("I1", "I2", "I3", "I4", "I5", "I6")}
         for name in only:
             start, verdict, done = time.perf_counter(), "proved", []

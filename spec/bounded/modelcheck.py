@@ -13,6 +13,7 @@ comes with a shortest trace.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import time
 import types
@@ -22,13 +23,14 @@ from dataclasses import dataclass, replace
 
 import spec.rules
 from spec.bounded.execute import EOS, Draws, Step, alone, step_violations
+from spec.bounded.quotas import PREEMPTS, victim
 from spec.errors import InvalidRequest, ProtocolError
 from spec.model import DEFAULT_POLICY, Batch, Config, State
 from spec.trace import Request
 
 Key = tuple[object, ...]
-CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "OUT", "LIVE", "deadlock", "crash",
-          "protocol")
+CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "OUT", "LIVE", "deadlock",
+          "crash", "protocol")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,8 @@ class Report:
     trace: tuple[str, ...]  # shortest path to the violation: one line per step
     claim: str | None = None  # the claim broken
     broken: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # every claim broken: (claim, violation, trace)
+    most_preemptions: int = 0  # the largest num_preemptions of a state visited
+    most_preempted: int = 0  # the most preemptions of one sequence on a path visited
 
     @property
     def per_second(self) -> float:
@@ -63,10 +67,11 @@ class Node:
     last: int  # the step of the latest arrival
     counts: tuple[int, ...]  # draws so far, per request
     eos: tuple[tuple[int, ...], ...]  # the draws that were eos, per request
+    preempted: tuple[int, ...] = ()  # preemptions of each request on the path (not in the key: a statistic)
 
     def key(self) -> Key:
         s = self.state
-        return (self.arrived, self.step, self.last, s.blocks_used, self.counts, self.eos,
+        return (self.arrived, self.step, self.last, s.blocks_used, s.num_preemptions, self.counts, self.eos,
                 tuple((q.seq_id, q.output, q.num_computed, q.num_blocks, q.status.name)
                       for q in s.waiting + s.running + s.finished))
 
@@ -91,7 +96,8 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
     bases = {r.seq_id: 100 * (j + 1) for j, r in enumerate(reqs)}
     work = sum(p + m - 1 for p, m in scope.requests)
     solo: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
-    init = Node(rules.initial_state(config), 0, 0, 0, (0,) * n, ((),) * n)
+    init = Node(rules.initial_state(config), 0, 0, 0, (0,) * n, ((),) * n, (0,) * n)
+    most = [0, 0]  # the largest num_preemptions, the most preemptions of one request
     parent: dict[Key, tuple[Key | None, str]] = {init.key(): (None, "start")}
     queue = deque([init])
     depth = 0
@@ -114,7 +120,7 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
         if every:
             return None
         return Report(len(parent), d, time.perf_counter() - start, message, path(key, label), claim,
-                      ((claim, message, path(key, label)),))
+                      ((claim, message, path(key, label)),), *most)
 
     while queue:
         node = queue.popleft()
@@ -169,7 +175,8 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
                     after, done, _ = rules.update_explained(mid, recording)
                 except Exception as e:
                     after, done, error = mid, (), f"update() raised {e!r}"
-                bad = step_violations(Step(k, s, batch, events, mid, tuple(tokens), (), after, error))
+                bad = step_violations(Step(k, s, batch, events, mid, tuple(tokens), tuple(q.seq_id for q in done),
+                                           after, error))
                 for claim in CLAIMS:
                     if bad.get(claim) and (r := found(claim, bad[claim][0], key, label, k)):
                         return r
@@ -183,7 +190,8 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
                     want = solo.get((j, used[j]))
                     if want is None:
                         try:
-                            want = alone(rules, config, reqs[j], bases[q.seq_id], used[j])
+                            want = alone_cached(rules, replace(config, num_blocks=1), reqs[j], bases[q.seq_id],
+                                                used[j])
                         except Exception as e:  # the run alone on an ample cache is the spec's too
                             if (r := found("crash", f"running {q.seq_id} alone raised {e!r}", key, label, k)):
                                 return r
@@ -192,7 +200,10 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
                     if q.output != want and (r := found("OUT", f"[OUT] {q.seq_id}'s output is "
                                                          f"{list(q.output)}, alone it is {list(want)}", key, label, k)):
                         return r
-                nxt = Node(after, node.arrived + more, k, last, counts, used)
+                hit = [slot[victim(e.message)] for e in events if e.rule in PREEMPTS]
+                preempted = tuple(c + hit.count(j) for j, c in enumerate(node.preempted))
+                most[:] = max(most[0], after.num_preemptions), max(most[1], *preempted)
+                nxt = Node(after, node.arrived + more, k, last, counts, used, preempted)
                 left = after.waiting or after.running
                 if left and k - last >= work:  # never in a correct run (LIVE's ranking function); a faulty one
                     moved = True               # could go on for ever while requests are still to come: prune
@@ -218,7 +229,14 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
     first = next(iter(broken.items()), None)
     return Report(len(parent), depth, time.perf_counter() - start, first[1][0] if first else None,
                   first[1][1] if first else (), first[0] if first else None,
-                  tuple((c, m, t) for c, (m, t) in broken.items()))
+                  tuple((c, m, t) for c, (m, t) in broken.items()), *most)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def alone_cached(rules: types.ModuleType, config: Config, request: Request, first: int,
+                 eos_draws: tuple[int, ...]) -> tuple[int, ...]:
+    """``execute.alone``, shared by every scope (it reads no num_blocks: pass 1; the run alone gets its peak)."""
+    return alone(rules, config, request, first, eos_draws)
 
 
 def protocol_violation(rules: types.ModuleType, state: State, mid: State, batch: Batch) -> str | None:
@@ -268,18 +286,27 @@ def request_violation(rules: types.ModuleType, state: State) -> str | None:
     return None
 
 
-def explore_all(num_blocks: int, block_size: int, budget: int, max_num_seqs: int, requests: int, prompt_len: int,
-                max_tokens: int, rules: types.ModuleType = spec.rules, every: bool = False,
+Span = int | tuple[int, int] | list[int]  # a bound: 1..v, or lo..hi
+
+
+def span(v: Span) -> range:
+    """The values a scope bound ranges over: 1..v for an int, lo..hi for a pair (a JSON list once stored)."""
+    lo, hi = (1, v) if isinstance(v, int) else v
+    return range(lo, hi + 1)
+
+
+def explore_all(num_blocks: Span, block_size: Span, budget: Span, max_num_seqs: Span, requests: int,
+                prompt_len: Span, max_tokens: Span, rules: types.ModuleType = spec.rules, every: bool = False,
                 policy: str = DEFAULT_POLICY) -> tuple[Report, int]:
-    """Explore every feasible scope within the bounds; return the totals (or the first violation), scopes.
+    """Explore every feasible scope within the bounds (each ``span``); return the totals (or the first violation),
+    scopes.
 
     every=True explores every scope and reports, per claim, its first violation (scopes in order)."""
     broken: dict[str, tuple[str, tuple[str, ...]]] = {}
-    shapes = list(itertools.product(range(1, prompt_len + 1), range(1, max_tokens + 1)))
-    distinct = depth = scopes = 0
+    shapes = list(itertools.product(span(prompt_len), span(max_tokens)))
+    distinct = depth = scopes = most_preemptions = most_preempted = 0
     seconds = 0.0
-    for nb, bs, b, ms in itertools.product(range(1, num_blocks + 1), range(1, block_size + 1), range(1, budget + 1),
-                                           range(1, max_num_seqs + 1)):
+    for nb, bs, b, ms in itertools.product(span(num_blocks), span(block_size), span(budget), span(max_num_seqs)):
         config = Config(nb, bs, ms, b, policy=policy)
         for reqs in itertools.product(shapes, repeat=requests):
             if any(spec.rules.peak_blocks(config.block_size, p, m) > nb for p, m in reqs):
@@ -287,12 +314,15 @@ def explore_all(num_blocks: int, block_size: int, budget: int, max_num_seqs: int
             r = explore(Scope(config, reqs), rules, every=every)
             scopes += 1
             distinct, depth, seconds = distinct + r.distinct, max(depth, r.depth), seconds + r.seconds
+            most_preemptions = max(most_preemptions, r.most_preemptions)
+            most_preempted = max(most_preempted, r.most_preempted)
             where = f"num_blocks={nb} block_size={bs} budget={b} max_num_seqs={ms} requests {reqs}"
             for claim, message, trace in r.broken:
                 broken.setdefault(claim, (f"{where}: {message}", trace))
             if r.violation and not every:
                 return Report(distinct, depth, seconds, f"{where}: {r.violation}", r.trace, r.claim,
-                              r.broken), scopes
+                              r.broken, most_preemptions, most_preempted), scopes
     first = next(iter(broken.items()), None)
     return Report(distinct, depth, seconds, first[1][0] if first else None, first[1][1] if first else (),
-                  first[0] if first else None, tuple((c, m, t) for c, (m, t) in broken.items())), scopes
+                  first[0] if first else None, tuple((c, m, t) for c, (m, t) in broken.items()),
+                  most_preemptions, most_preempted), scopes

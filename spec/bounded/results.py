@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from spec.bounded import checks
+from spec.bounded.doc import quota_table, reach_table
 from spec.bounded.encode import Bounds
 
 
@@ -72,6 +73,8 @@ def print_rows(rows: list[dict[str, object]], header: bool = True) -> None:
             where = f"N={r['slots']}, any length, bs in {r.get('block_sizes', '1..4')}"
             if r["verdict"] != "proved" and r.get("block_sizes_proved"):
                 where += f" (proved: {r['block_sizes_proved']})"
+        elif r["kind"] == "reach":
+            where = f"{len(r['premises'])} premises x {len(r['anywhere'])} kinds"  # type: ignore[arg-type]
         elif r["kind"] == "validation":
             where = (f"{r['workloads']} workloads, {r['steps']} steps, "
                      f"{100 * int(r['steps'] and r['preempting_steps']) // max(int(r['steps']), 1)}% preempt")  # type: ignore[call-overload]
@@ -82,3 +85,5 @@ def print_rows(rows: list[dict[str, object]], header: bool = True) -> None:
         if r["kind"] == "modelcheck" and r.get("broken"):
             extra = "  broken: " + ", ".join(str(x["claim"]) for x in r["broken"])  # type: ignore[attr-defined]
         print(f"{r['claim']:<24} {r['kind']:<10} {where:<44} {r['verdict']:<15} {r['seconds']:>8}{extra}", flush=True)
+        for line in quota_table(r) + reach_table(r):
+            print(f"    {line}", flush=True)

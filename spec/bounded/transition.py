@@ -58,6 +58,9 @@ class Run:
         self.preempted_now: list[z3.BoolRef] = []  # per step: phase 1 preempted someone
         self.budget_out: list[z3.BoolRef] = []  # per step: phase 1 stopped with running sequences left over
         self.multi_victim: list[z3.BoolRef] = []  # per step: a non-last running sequence needed 2+ victims
+        self.preempted_other: list[z3.BoolRef] = []  # per step: a sequence preempted another to grow (P1.preempt)
+        self.preempted_self: list[z3.BoolRef] = []  # per step: a sequence preempted itself (P1.skip_self)
+        self.held_whole: list[z3.BoolRef] = []  # per step: vllm-v1 kept the head waiting, its whole did not fit
         self._count = 0
         n, zero = bounds.slots, num(0)
         z = tuple(zero for _ in range(n))
@@ -148,7 +151,7 @@ class Run:
         """P1: running by index; while try_grow fails preempt running[-1]; skip self without advancing."""
         n_slots, budget, i = self.b.slots, self.x.budget, num(0)
         start = s.preemptions
-        multi = z3.BoolVal(False)
+        multi = other = itself = z3.BoolVal(False)
         for _ in range(n_slots + self.rounds):
             g = z3.And(i < s.r, budget > 0)
             seq = pick(s.queue, i)
@@ -160,6 +163,8 @@ class Run:
                 if attempt == 1:
                     multi = z3.Or(multi, z3.And(c, i < last))
                 victim = pick(s.queue, s.r - 1)
+                other = z3.Or(other, z3.And(c, victim != seq))
+                itself = z3.Or(itself, z3.And(c, victim == seq))
                 s = merge(c, self.preempt(s), s)
                 # P1.skip_self: the victim is the sequence itself; i stays
                 skipped = z3.Or(skipped, z3.And(c, victim == seq))
@@ -173,6 +178,8 @@ class Run:
         self.preempted_now.append(s.preemptions > start)
         self.budget_out.append(i < s.r)
         self.multi_victim.append(multi)
+        self.preempted_other.append(other)
+        self.preempted_self.append(itself)
         return s, budget
 
     def admission_budget(self, budget: Term) -> Term:
@@ -184,6 +191,7 @@ class Run:
     def phase2(self, s: Snap, budget: Term) -> Snap:
         """P2: admit the waiting head while it fits, strictly FCFS; stop at max_num_seqs (P2.full)."""
         stop: z3.BoolRef = z3.BoolVal(False)
+        held: z3.BoolRef = z3.BoolVal(False)
         rounds = self.b.slots + self.rounds
         for _ in range(rounds + 1):
             full = s.r >= self.x.max_num_seqs
@@ -196,13 +204,16 @@ class Run:
             _rem, n, tokens = self.chunk(s, head, budget)
             fail = z3.Not(self.fits(s, head, tokens))
             if self.b.policy == "vllm-v1":  # P2.whole: every token of the head must fit, only the chunk is taken
-                fail = z3.Or(fail, z3.Not(self.fits(s, head, pick(self.x.prompt_len, head) + pick(s.out, head))))
+                whole = z3.Not(self.fits(s, head, pick(self.x.prompt_len, head) + pick(s.out, head)))
+                held = z3.Or(held, z3.And(g, whole))
+                fail = z3.Or(fail, whole)
             stop = z3.Or(stop, fail)  # P2.stop: the head does not fit; nobody behind it may jump the queue
             do = z3.And(g, z3.Not(fail))  # P2: admit the head with n tokens
             a = self.grow_and_batch(s, head, tokens, n)
             a = replace(a, status=put(a.status, head, num(RUNNING)), r=s.r + 1, w=s.w - 1)
             s = self.name(merge(do, a, s))
             budget = self.scalar(z3.If(do, budget - n, budget), "budget")
+        self.held_whole.append(held)
         return s
 
     def update(self, s: Snap) -> Snap:
@@ -238,4 +249,4 @@ class Run:
                               zero, queue, r, s.w, used, s.preemptions, num(0)))
 
 
-__all__ = ["ENCODED_FAULTS", "Run", "FINISHED", "RUNNING", "UNARRIVED", "WAITING"]
+__all__ = ["ENCODED_FAULTS", "Run"]

@@ -6,9 +6,11 @@ the trace of ``spec.rules`` run with the proofs' sampler (``execute.Draws``):
 after every schedule() and update(), every field of every sequence (status,
 num_computed, num_blocks, output tokens), blocks_used, num_preemptions, waiting
 and running in order, the batch in order, the tokens drawn in order and the
-finished sequences in order. The stream is built to preempt: at least 34% of its
-steps preempt, and it contains self-preemptions, two preemptions in one step and
-a victim readmitted in the step that preempted it (``Stats``).
+finished sequences in order, and the flags the claims read (``FLAGS``) against the
+spec's own decisions. The stream is built to preempt: at least 34% of its steps
+preempt, and it contains self-preemptions, two preemptions in one step and a victim
+readmitted in the step that preempted it (``Stats``); then ``quotas.top_up`` adds
+workloads until every kind of step has its quota at every block size.
 """
 
 from __future__ import annotations
@@ -21,19 +23,24 @@ from dataclasses import dataclass
 import z3
 
 import spec.rules
-from spec.bounded.encode import Bounds, Inputs
-from spec.bounded.evaluate import Compiled, Values, assignment
-from spec.bounded.execute import Step, run
+from spec.bounded import quotas
+from spec.bounded.encode import Bounds, Inputs, Snap
+from spec.bounded.evaluate import Compiled, Values
+from spec.bounded.execute import Step, fd_broken, run
 from spec.bounded.transition import Run
-from spec.bounded.witness import pin, read, val
+from spec.bounded.witness import pinned, read, val
 from spec.feasible import tightest_num_blocks
-from spec.model import DEFAULT_POLICY, Config, State
+from spec.model import DEFAULT_POLICY, Config, Event, State
 from spec.trace import Request, Workload, make_workload
 
 STREAM = Bounds(slots=3, steps=10)  # the stream's scope: the claims' full input ranges, three requests
 QUICK_COUNT = 100  # workloads in `prove --quick` and the default tests
 SLOW_COUNT = 10_000  # workloads under `pytest -m slow`
 SEED = 2026
+# The encoding's per-step flags that claims and reach queries read (FA: budget_out, FD: multi_victim; preempted_now
+# gates vllm-v1's phase 2; reach.py: the kinds of preemption, P2.whole), each compared with the spec's own decisions
+# at every step (``spec_flags``).
+FLAGS = ("budget_out", "multi_victim", "preempted_now", "preempted_other", "preempted_self", "held_whole")
 
 
 @dataclass(slots=True)
@@ -49,6 +56,7 @@ class Stats:
     filled_by_admission: int = 0  # steps in which phase 2 admitted and then stopped at max_num_seqs (P2.full)
     held_by_policy: int = 0  # steps in which vllm-v1 admitted nobody because phase 1 preempted (P2.policy)
     held_whole: int = 0  # steps in which vllm-v1 kept the head waiting: its whole sequence would not fit (P2.whole)
+    quotas: quotas.Quotas | None = None  # compared steps per kind of step and block size
 
     @property
     def preempting_share(self) -> float:
@@ -56,13 +64,15 @@ class Stats:
 
     def count(self, steps: tuple[Step, ...]) -> None:
         self.workloads += 1
+        if self.quotas is not None:
+            self.quotas.count(steps)
         for s in steps:
             self.steps += 1
             n = s.after_schedule.num_preemptions - s.before.num_preemptions
             self.preempting_steps += n > 0
             self.double_preemptions += n > 1
             self.self_preemptions += sum(e.rule == "P1.skip_self" for e in s.events)
-            victims = {_victim(e.message) for e in s.events if e.rule in ("P1.preempt", "P1.skip_self")}
+            victims = {quotas.victim(e.message) for e in s.events if e.rule in quotas.PREEMPTS}
             self.readmissions += sum(e.rule == "P2" and e.seq_id in victims for e in s.events)
             labels = [e.rule for e in s.events]
             self.filled_by_admission += "P2.full" in labels and "P2" in labels[:labels.index("P2.full")]
@@ -70,9 +80,12 @@ class Stats:
             self.held_whole += "P2.whole" in labels
 
 
-def _victim(message: str) -> str:
-    """The victim named in a P1.preempt / P1.skip_self message ("... preempt r2 = running[-1] ...")."""
-    return message.split(": preempt ", 1)[1].split(" ", 1)[0]
+def spec_flags(events: tuple[Event, ...]) -> list[bool]:
+    """FLAGS as the spec's decisions state them: a P1.budget stop, a sequence that preempted twice to grow, any
+    preemption, one of another sequence, one of itself, a head held back by P2.whole."""
+    rules = [e.rule for e in events]
+    return ["P1.budget" in rules, bool(fd_broken(events)), any(r in quotas.PREEMPTS for r in rules),
+            "P1.preempt" in rules, "P1.skip_self" in rules, "P2.whole" in rules]
 
 
 def candidate(rng: random.Random, b: Bounds) -> Workload:
@@ -125,6 +138,17 @@ def stream(seed: int, count: int, b: Bounds = STREAM) -> Iterator[Workload]:
             yield w
 
 
+def workloads(seed: int, count: int, b: Bounds = STREAM) -> Iterator[Workload]:
+    """The stream's first `count` workloads, then those ``quotas.top_up`` draws for the cells still short."""
+    filled = quotas.new_quotas(b)
+    for w in stream(seed, count, b):
+        filled.count(run(spec.rules, w, b.steps))
+        yield w
+    for w in quotas.top_up(seed, b, filled):
+        filled.count(run(spec.rules, w, b.steps))
+        yield w
+
+
 def snapshot(state: State, slots: int, slot: dict[str, str]) -> dict[str, object]:
     """A spec state in the shape of ``witness.read`` (without the batch and the draw counts); `slot` names each
     sequence by its encoding slot (r0, r1, ... in arrival order)."""
@@ -143,41 +167,92 @@ class Mismatch:
     field: str
     encoding: object
     spec: object
+    state: State | None = None  # the state the step started from, when not the empty one
 
     def __str__(self) -> str:
-        return (f"workload {self.workload.config} {self.workload.requests} eos {self.workload.sample.eos_at}: "
+        start = f" from {self.state}" if self.state is not None else ""
+        return (f"workload {self.workload.config} {self.workload.requests} eos {self.workload.sample.eos_at}{start}: "
                 f"step {self.step}, {self.field}: encoding {self.encoding!r}, spec {self.spec!r}")
 
 
+Observed = tuple[object, ...]  # after schedule(), batch, after update(), tokens drawn, finished, flags
+FIELDS = ("after schedule()", "batch", "after update()", "tokens drawn", "finished", "flags " + "/".join(FLAGS))
+
+
+def expected(s: Step, slots: int, slot: dict[str, str]) -> Observed:
+    """What the encoding must show for the spec's step `s` (sequences named by slot)."""
+    return (snapshot(s.after_schedule, slots, slot), [[slot[i], n] for i, n in s.batch],
+            snapshot(s.after_update, slots, slot), [[slot[i], tok] for i, tok in s.tokens],
+            [slot[i] for i in s.finished], spec_flags(s.events))
+
+
+def standing(state: State, slots: int, slot: dict[str, str]) -> Observed:
+    """What the encoding must show in a step after the spec drained: nothing moves."""
+    snap = snapshot(state, slots, slot)
+    return (snap, [], snap, [], [], [False] * len(FLAGS))
+
+
 class Validator:
-    """One unrolled run, evaluated on each workload's inputs (``evaluate.Compiled``), or solved (``solver=True``)."""
+    """One unrolled run, evaluated on each workload's inputs (``evaluate.Compiled``), or solved (``solver=True``).
+
+    With `init` (a Snap of free constants, as ``induction.free_state`` makes) the run starts from a state the
+    caller pins too, at step `start`."""
 
     def __init__(self, bounds: Bounds = STREAM, rules: types.ModuleType = spec.rules,
-                 fault: str | None = None) -> None:
+                 fault: str | None = None, init: Snap | None = None, start: int = 1) -> None:
         """`fault`: build the encoding with this fault (transition.ENCODED_FAULTS); `rules` should carry it too."""
         self.b, self.rules = bounds, rules
         self.x = Inputs.fresh(bounds)
-        self.run = Run(bounds, self.x, fault=fault)
+        self.run = Run(bounds, self.x, fault=fault, init=init, start=start)
         terms: list[z3.ExprRef] = [u for us in self.run.unwind for u in us]
         terms += [e for row in self.x.eos for e in row]
+        terms += [flag for f in FLAGS for flag in getattr(self.run, f)]
         for snap in self.run.mid[1:] + self.run.post[1:]:
             for f in snap.__slots__:
                 v = getattr(snap, f)
                 terms += list(v) if isinstance(v, tuple) else [v]
         self.evaluate = Compiled(self.run.defs, terms)
+        self.names: list[str] = []  # the inputs' names, in the order of ``model``'s pairs
 
-    def model(self, w: Workload, solver: bool = False) -> Values | z3.ModelRef | None:
-        """The encoding's values on the workload's inputs; None if the pinned encoding has no run."""
-        pins = pin(self.x, w, self.b)
+    def model(self, w: Workload, solver: bool = False,
+              extra: list[tuple[z3.ExprRef, int | bool]] | None = None) -> Values | z3.ModelRef | None:
+        """The encoding's values on the workload's inputs (and the `extra` ones, e.g. a start state, given in an
+        order fixed for this validator); None if the pinned run has none."""
+        pairs = pinned(self.x, w, self.b) + (extra or [])
         if not solver:
-            return Values(self.evaluate(assignment(pins)))
+            if len(self.names) != len(pairs):  # the order is fixed: name the inputs once (printing z3 is slow)
+                self.names = [str(t) for t, _ in pairs]
+            return Values(self.evaluate(dict(zip(self.names, (v for _, v in pairs), strict=True))))
         s = z3.Solver()
-        s.add(self.run.defs + pins)
+        s.add(self.run.defs + [t == v for t, v in pairs])
         return s.model() if s.check() == z3.sat else None
+
+    def unwound(self, m: Values | z3.ModelRef) -> bool:
+        """No unrolled loop would have needed one more round."""
+        return not any(val(m, u) for us in self.run.unwind for u in us)
+
+    def observed(self, m: Values | z3.ModelRef, k: int) -> Observed:
+        """The encoding's step k, in the shape of ``expected``."""
+        b, x = self.b, self.x
+        mid, post = read(m, self.run.mid[k], b, x), read(m, self.run.post[k], b, x)
+        batch = mid.pop("batch")
+        post.pop("batch")
+        drawn = {j: (post["seqs"][f"r{j}"].pop("drawn"), mid["seqs"][f"r{j}"].pop("drawn"))  # type: ignore
+                 for j in range(b.slots)}
+        pairs: list[tuple[str, int]] = list(batch)  # type: ignore[call-overload]
+        order = {i: t for t, (i, _) in enumerate(pairs)}
+        got_tokens = sorted(((order[f"r{j}"], f"r{j}", tok) for j, (after, before) in drawn.items()
+                             for tok in _draws(m, x, j, before, after)))
+        finished = sorted((order[f"r{j}"], f"r{j}") for j in range(b.slots)
+                          if post["seqs"][f"r{j}"]["status"] == "FINISHED"  # type: ignore[index]
+                          and mid["seqs"][f"r{j}"]["status"] != "FINISHED")  # type: ignore[index]
+        flags = [bool(val(m, getattr(self.run, f)[k - 1])) for f in FLAGS]
+        return (mid, [list(p) for p in pairs], post, [[i, tok] for _, i, tok in got_tokens],
+                [i for _, i in finished], flags)
 
     def compare(self, w: Workload, solver: bool = False) -> Mismatch | None:
         """The first field in which the encoding's trace differs from the spec's, or None."""
-        b, x = self.b, self.x
+        b = self.b
         slot = {r.seq_id: f"r{j}" for j, r in enumerate(w.requests)}
         try:
             steps = run(self.rules, w, b.steps)
@@ -186,39 +261,23 @@ class Validator:
         m = self.model(w, solver)
         if m is None:
             return Mismatch(w, 0, "satisfiable", "unsat", "a run")
-        for u in (u for us in self.run.unwind for u in us):
-            if z3.is_true(m.eval(u, model_completion=True)):
-                return Mismatch(w, 0, "unwind", "one more loop round needed", "none")
+        if not self.unwound(m):
+            return Mismatch(w, 0, "unwind", "one more loop round needed", "none")
+        last = steps[-1].after_update if steps else self.rules.initial_state(w.config)
         for k in range(1, b.steps + 1):
-            s = steps[k - 1] if k <= len(steps) else None
-            mid, post = read(m, self.run.mid[k], b, x), read(m, self.run.post[k], b, x)
-            batch = mid.pop("batch")
-            post.pop("batch")
-            drawn = {j: (post["seqs"][f"r{j}"].pop("drawn"), mid["seqs"][f"r{j}"].pop("drawn"))  # type: ignore
-                     for j in range(b.slots)}
-            pairs: list[tuple[str, int]] = list(batch)  # type: ignore[call-overload]
-            order = {i: t for t, (i, _) in enumerate(pairs)}
-            got_tokens = sorted(((order[f"r{j}"], f"r{j}", tok) for j, (after, before) in drawn.items()
-                                 for tok in _draws(m, x, j, before, after)))
-            finished = sorted((order[f"r{j}"], f"r{j}") for j in range(b.slots)
-                              if post["seqs"][f"r{j}"]["status"] == "FINISHED"  # type: ignore[index]
-                              and mid["seqs"][f"r{j}"]["status"] != "FINISHED")  # type: ignore[index]
-            want: tuple[object, ...]
-            if s is None:  # the spec drained: the encoding must stand still
-                want_mid = want_post = snapshot(steps[-1].after_update if steps else self.rules.initial_state(
-                    w.config), b.slots, slot)
-                want = (want_mid, [], want_post, [], [])
-            else:
-                want = (snapshot(s.after_schedule, b.slots, slot), [[slot[i], n] for i, n in s.batch],
-                        snapshot(s.after_update, b.slots, slot), [[slot[i], tok] for i, tok in s.tokens],
-                        [slot[i] for i in s.finished])
-            got = (mid, [list(p) for p in pairs], post, [[i, tok] for _, i, tok in got_tokens],
-                   [i for _, i in finished])
-            for name, g, expected in zip(("after schedule()", "batch", "after update()", "tokens drawn", "finished"),
-                                         got, want, strict=True):
-                if g != expected:
-                    return Mismatch(w, k, *_where(name, g, expected))
+            want = expected(steps[k - 1], b.slots, slot) if k <= len(steps) else standing(last, b.slots, slot)
+            found = first_difference(self.observed(m, k), want)
+            if found is not None:
+                return Mismatch(w, k, *found)
         return None
+
+
+def first_difference(got: Observed, want: Observed) -> tuple[str, object, object] | None:
+    """The first field (FIELDS) in which two observed steps differ, with both values; None if they agree."""
+    for name, g, expected_value in zip(FIELDS, got, want, strict=True):
+        if g != expected_value:
+            return _where(name, g, expected_value)
+    return None
 
 
 def _draws(m: Values | z3.ModelRef, x: Inputs, slot: int, before: int, after: int) -> list[int]:
@@ -238,14 +297,15 @@ def _where(name: str, got: object, want: object) -> tuple[str, object, object]:
 
 
 def validate(count: int, seed: int = SEED, bounds: Bounds = STREAM, skip: int = 0,
-             rules: types.ModuleType = spec.rules, stop: int = 1,
-             fault: str | None = None) -> tuple[list[Mismatch], Stats]:
-    """Compare the encoding (with `fault`, if given) with `rules` on the `skip`-th to (skip + count)-th
-    workloads of the seed's stream."""
-    v = Validator(bounds, rules, fault)
-    stats = Stats()
+             rules: types.ModuleType = spec.rules, stop: int = 1, fault: str | None = None,
+             validator: Validator | None = None) -> tuple[list[Mismatch], Stats]:
+    """Compare the encoding (with `fault`, if given; or `validator`, built for `bounds` and `rules`) with `rules`
+    on the `skip`-th to (skip + count)-th workloads of the seed's stream, then on the workloads that fill the
+    quotas (``workloads``)."""
+    v = validator or Validator(bounds, rules, fault)
+    stats = Stats(quotas=quotas.new_quotas(bounds))
     bad: list[Mismatch] = []
-    for i, w in enumerate(stream(seed, skip + count, bounds)):
+    for i, w in enumerate(workloads(seed, skip + count, bounds)):
         if i < skip:
             continue
         found = v.compare(w)
@@ -258,4 +318,4 @@ def validate(count: int, seed: int = SEED, bounds: Bounds = STREAM, skip: int = 
     return bad, stats
 
 
-__all__ = ["Mismatch", "Stats", "Validator", "stream", "validate", "val"]
+__all__ = ["Mismatch", "Stats", "Validator", "stream", "validate", "workloads"]

@@ -11,13 +11,16 @@ from __future__ import annotations
 import z3
 
 from spec.bounded.encode import FINISHED, RUNNING, UNARRIVED, WAITING, Bounds, Inputs, Snap  # noqa: F401  (re-exported for readers)
+from spec.bounded.evaluate import Values
 from spec.model import Config
 from spec.trace import Request, Workload, make_workload
 
 EOS = 0
 
 
-def val(m: z3.ModelRef, t: z3.ExprRef) -> int:
+def val(m: z3.ModelRef | Values, t: z3.ExprRef) -> int:
+    if isinstance(m, Values):  # evaluated without a solver: the value itself
+        return m.values[t.get_id()]
     v = m.eval(t, model_completion=True)
     if z3.is_bool(v):
         return bool(z3.is_true(v))
@@ -41,21 +44,27 @@ def to_workload(m: z3.ModelRef, x: Inputs, bounds: Bounds, num_blocks: z3.ArithR
                          name, tags)
 
 
-def pin(x: Inputs, w: Workload, bounds: Bounds) -> list[z3.BoolRef]:
-    """Constraints fixing every input to the workload's (requests r0, r1, ... in slot order)."""
+def pinned(x: Inputs, w: Workload, bounds: Bounds) -> list[tuple[z3.ExprRef, int | bool]]:
+    """Every input with the workload's value (requests r0, r1, ... in slot order), in an order fixed by `bounds`
+    alone, so a caller may name the inputs once."""
     c = w.config
-    out = [x.num_blocks == c.num_blocks, x.block_size == c.block_size, x.max_num_seqs == c.max_num_seqs,
-           x.budget == c.max_num_batched_tokens]
+    out: list[tuple[z3.ExprRef, int | bool]] = [(x.num_blocks, c.num_blocks), (x.block_size, c.block_size),
+                                                (x.max_num_seqs, c.max_num_seqs), (x.budget, c.max_num_batched_tokens)]
     eos_at = dict(w.sample.eos_at)
     for s in range(bounds.slots):
         if s < len(w.requests):
             r = w.requests[s]
-            out += [x.prompt_len[s] == r.prompt_len, x.max_tokens[s] == r.max_tokens, x.arrival[s] == r.arrival]
-            out += [e == (k in eos_at.get(r.seq_id, ())) for k, e in enumerate(x.eos[s])]
+            out += [(x.prompt_len[s], r.prompt_len), (x.max_tokens[s], r.max_tokens), (x.arrival[s], r.arrival)]
+            out += [(e, k in eos_at.get(r.seq_id, ())) for k, e in enumerate(x.eos[s])]
         else:  # an absent request: arrives after the horizon
-            out += [x.prompt_len[s] == 1, x.max_tokens[s] == 1, x.arrival[s] == bounds.steps + 1]
-            out += [z3.Not(e) for e in x.eos[s]]
+            out += [(x.prompt_len[s], 1), (x.max_tokens[s], 1), (x.arrival[s], bounds.steps + 1)]
+            out += [(e, False) for e in x.eos[s]]
     return out
+
+
+def pin(x: Inputs, w: Workload, bounds: Bounds) -> list[z3.BoolRef]:
+    """Constraints fixing every input to the workload's (requests r0, r1, ... in slot order)."""
+    return [t == v for t, v in pinned(x, w, bounds)]
 
 
 def tokens(m: z3.ModelRef, x: Inputs, slot: int, first: int, last: int) -> list[int]:

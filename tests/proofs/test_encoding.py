@@ -8,7 +8,7 @@ import z3
 
 import spec.rules
 from spec import faults
-from spec.bounded import validate
+from spec.bounded import offstates, validate, witness
 from spec.bounded.encode import Bounds
 from spec.bounded.transition import Run
 
@@ -35,6 +35,38 @@ def test_the_stream_preempts_in_at_least_30_percent_of_its_steps_with_every_kind
     assert stats.self_preemptions and stats.double_preemptions and stats.readmissions, stats
 
 
+def test_the_validation_meets_every_quota_at_every_block_size():
+    """What prove --quick compares: the stream, then workloads aimed at the cells it left short."""
+    bad, stats = validate.validate(DEFAULT)
+    assert bad == [] and stats.quotas is not None
+    assert stats.quotas.short() == [], stats.quotas.to_json()
+    assert stats.quotas.block_sizes == (1, 2, 3, 4) and "victims" in stats.quotas.kinds
+
+
+def test_a_quota_the_spec_cannot_fill_is_reported_short(monkeypatch):
+    monkeypatch.setattr(validate.quotas, "ATTEMPTS", 0)
+    _, stats = validate.validate(5)
+    assert stats.quotas is not None and ("victims", 4) in stats.quotas.short()
+
+
+def test_one_step_from_drawn_states_agrees_and_raises_every_flag():
+    """FA's and FD's flags never rise on a run of the spec; from drawn states both sides raise them."""
+    bad, counts = offstates.validate_states(validate.SEED)
+    assert bad == [], str(bad[0])
+    assert counts.short((1, 2, 3, 4)) == [], counts.to_json((1, 2, 3, 4))
+
+
+def test_the_kinds_of_step_are_read_off_the_spec_run():
+    from spec.model import Config
+    from spec.trace import Request, make_workload
+    w = make_workload(Config(2, 1, 3, 4, 0), [Request("b", 1, 2, 1), Request("a", 1, 1, 2), Request("c", 1, 1, 2),
+                                              Request("d", 1, 1, 3)], eos_at={"c": [0]})
+    kinds = validate.quotas.step_kinds(validate.run(spec.rules, w, 10))
+    # step 2: b finishes at max_tokens while a and c wait (b holds the cache); step 3: d arrives behind them, and
+    # a (max_tokens) then c (eos) finish in batch order
+    assert kinds[:3] == [set(), {"finish"}, {"finish", "finishes", "max_then_eos", "arrive_behind"}], kinds
+
+
 def test_the_evaluator_agrees_with_the_solver():
     """Validation evaluates the encoding's terms without z3; on a few workloads the solver's model says the same."""
     v = validator()
@@ -42,7 +74,7 @@ def test_the_evaluator_agrees_with_the_solver():
         assert v.compare(w, solver=True) is None
         solved, evaluated = v.model(w, solver=True), v.model(w)
         for t in (v.run.post[-1].used, *v.run.post[-1].drawn, *v.run.mid[3].queue):
-            assert validate.val(solved, t) == validate.val(evaluated, t)
+            assert witness.val(solved, t) == witness.val(evaluated, t)
 
 
 @pytest.mark.parametrize("name", ["preempt_to_tail", "preempt_clears_output", "max_tokens_off_by_one",

@@ -28,6 +28,9 @@ BREAKS = {
     "FB": ("budget_not_shared", (2, 2, 2, 1), ((1, 2), (1, 1))),
     "FC": ("budget_not_shared", (4, 1, 2, 1), ((4, 1), (1, 2))),
     "FD": ("preempt_keeps_blocks_used", (2, 1, 2, 2), ((1, 2), (1, 2))),
+    "NP": ("self_preemption_counted_twice", (2, 2, 2, 3), ((1, 2), (2, 2))),
+    "BO": ("admitted_first_in_batch", (2, 2, 2, 2), ((1, 2), (1, 1))),
+    "FIN": ("eos_finished_first", (2, 1, 2, 2), ((1, 1), (1, 1))),
     "OUT": ("preempt_clears_output", (2, 1, 2, 2), ((1, 2), (1, 2))),
     "LIVE": ("max_tokens_off_by_one", (1, 1, 1, 1), ((1, 1), (1, 1))),
     "deadlock": ("no_chunked_prefill", (1, 2, 1, 1), ((1, 1), (2, 1))),
@@ -57,6 +60,29 @@ def test_the_model_checker_sees_the_claim_fail_on_the_faulty_spec_only(claim):
     assert 1 <= len(trace) <= 6
     clean = mc.explore(scope, spec.rules)
     assert clean.violation is None and clean.distinct > 1
+
+
+@pytest.mark.parametrize("fault", sorted(faults.OBSERVABLE))
+def test_each_observable_fault_breaks_its_claim_and_no_other(fault):
+    """num_preemptions, the order of the batch and of finishing are compared by the validation; before NP, BO and
+    FIN no claim read them, so each of these faults broke nothing."""
+    claim = next(c for c, (f, _, _) in BREAKS.items() if f == fault)
+    _, config, requests = BREAKS[claim]
+    broken = mc.explore(mc.Scope(Config(*config), requests), faults.load(fault), every=True)
+    assert [c for c, _, _ in broken.broken] == [claim], broken.broken
+
+
+def test_np_can_fail_on_the_encoding_too(monkeypatch):
+    """A preemption the encoding counts twice: BMC of NP finds it (and replays nothing on the spec, which is right)."""
+    from spec.bounded import checks, transition
+    original = transition.Run.preempt
+
+    def twice(self, s):
+        out = original(self, s)
+        return out.__class__(*(getattr(out, f) if f != "preemptions" else out.preemptions + 1 for f in out.__slots__))
+    monkeypatch.setattr(transition.Run, "preempt", twice)
+    r = checks.check("NP", cli.QUICK)
+    assert r.verdict == "counterexample" and r.step is not None
 
 
 @pytest.mark.parametrize("fault", sorted(faults.GUARDS))

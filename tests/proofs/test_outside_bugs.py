@@ -39,7 +39,7 @@ def test_each_outside_bug_is_one_edit_that_changes_the_spec():
 def test_the_encoding_disagrees_with_the_spec_carrying_the_bug(name, validator):
     validator.rules = faults.module_with(OUTSIDE[name][1], name)
     try:
-        found = next((m for w in validate.stream(validate.SEED, validate.QUICK_COUNT)
+        found = next((m for w in validate.workloads(validate.SEED, validate.QUICK_COUNT)
                       if (m := validator.compare(w)) is not None), None)
     finally:
         validator.rules = spec.rules

@@ -100,7 +100,7 @@ def test_stored_results_say_which_rows_rest_on_the_induction():
             continue
         rows = json.loads(path.read_text())["rows"]
         for r in rows:
-            assert r["verdict"] in ("proved", "agree", "unknown", "counterexample"), r
+            assert r["verdict"] in ("proved", "agree", "reached", "unknown", "counterexample"), r
             if r["kind"] == "bmc":
                 assert "lemmas" in r, f"{name}: a BMC row must say whether it assumed Inv: {r['claim']}"
 
@@ -139,6 +139,37 @@ def test_quick_run_is_green_and_matches_the_stored_results(capsys):
     for row in stored["rows"]:
         assert any(line.startswith(f"{row['claim']:<24} {row['kind']:<10}") and row["verdict"] in line
                    for line in out.splitlines()), row
+
+
+@pytest.mark.parametrize("name", ["results-quick.json", "results-vllm-v1-quick.json"])
+def test_the_quick_results_meet_every_quota_reach_every_kind_and_every_scope(name):
+    """The stored quick runs: the validation met its quotas at block sizes 1..4 and raised every flag from drawn
+    states, every premise reached every kind the bound has, and each model-check scope reached what it asks
+    (block sizes 3 and 4, three preemptions in a run; under p07 three of one sequence)."""
+    rows = json.loads((cli.HERE / name).read_text())["rows"]
+    v = next(r for r in rows if r["kind"] == "validation")
+    assert v["verdict"] == "agree" and v["quotas"]["short"] == [] and v["states"]["short"] == []
+    assert v["quotas"]["block_sizes"] == [1, 2, 3, 4]
+    assert next(r for r in rows if r["kind"] == "reach")["verdict"] == "reached"
+    mc = [r for r in rows if r["kind"] == "modelcheck"]
+    assert all(r["verdict"] == "proved" and not r["unreached"] for r in mc)
+    assert max(r["bounds"]["block_size"][1] if isinstance(r["bounds"]["block_size"], list)
+               else r["bounds"]["block_size"] for r in mc) == 4
+    assert max(r["most_preemptions"] for r in mc) >= 3
+    assert name != "results-quick.json" or max(r["most_preempted"] for r in mc) >= 3
+
+
+def test_a_scope_that_does_not_reach_what_it_asks_fails_its_row():
+    tiny = dict(num_blocks=1, block_size=1, budget=1, max_num_seqs=1, requests=1, prompt_len=1, max_tokens=1,
+                reach=dict(most_preemptions=1))
+    row = cli.model_check_rows((tiny,))[0]
+    assert row["verdict"] == "unreached" and row["unreached"] == ["most_preemptions 0 < 1"]
+
+
+def test_a_validation_that_misses_a_quota_fails_its_row(monkeypatch):
+    monkeypatch.setattr(cli.validate.quotas, "ATTEMPTS", 0)
+    row = cli.validation_row(5, solver=0)
+    assert row["verdict"] == "quota unmet" and "victims at block_size 4" in row["quotas"]["short"]
 
 
 def test_the_full_results_prove_out_by_relational_induction_that_fails_with_output_cleared():

@@ -1,0 +1,35 @@
+"""Reach: at the quick bound every claim's premise holds at a step of every kind a run there can have."""
+
+import pytest
+
+from spec.bounded import claims, reach
+from spec.bounded.cli import QUICK
+
+
+@pytest.fixture(scope="module")
+def row():
+    return reach.reach(QUICK, ("LIVE", "NP", "OUT"))
+
+
+def test_every_premise_reaches_every_kind_the_bound_has(row):
+    assert row["verdict"] == "reached", row["vacuous"]
+    assert set(row["premises"]) == {"LIVE", "OUT"}  # NP judges every step
+    assert set(row["premises"]["LIVE"]) == {k for k, v in row["anywhere"].items() if v == "sat"}
+
+
+def test_what_two_requests_and_three_steps_cannot_have_is_beyond_the_bound(row):
+    """Several victims need three running sequences; an arrival behind a waiting one, a third request."""
+    assert {"victims", "arrive_behind"} <= set(row["beyond"]) and "preempt" not in row["beyond"]
+
+
+def test_live_as_drained_by_the_bound_alone_is_vacuous_at_k_3(monkeypatch):
+    """Its premise (the liveness bound is at most K) admits no preemption within three steps."""
+    monkeypatch.setitem(reach.PREMISES, "LIVE", lambda r, k: claims.liveness_bound(r) <= QUICK.steps)
+    monkeypatch.setattr(reach, "KINDS", {k: reach.KINDS[k] for k in ("preempt", "finish")})
+    r = reach.reach(QUICK, ("LIVE",))
+    assert r["verdict"] == "vacuous" and r["premises"]["LIVE"] == {"preempt": "unsat", "finish": "sat"}, r
+
+
+def test_the_kinds_are_the_validation_quotas_kinds():
+    from spec.bounded import quotas
+    assert set(reach.KINDS) == set(quotas.KINDS) | {k for kinds in quotas.POLICY_KINDS.values() for k in kinds}
