@@ -14,3 +14,5 @@ def run(target: str, profile: str = "default", **kwargs: Any) -> Any:
     from conformance.suite import run as run_suite
 
     return run_suite(target, profile, **kwargs)
+
+MAY_IMPORT: tuple[str, ...] = ("spec",)  # the packages this one builds on (tests/test_layers.py)

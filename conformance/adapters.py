@@ -15,13 +15,13 @@ import importlib.util
 import sys
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
-from conformance.capabilities import Capabilities as Capabilities  # adapter files import it from here
-from conformance.sandbox import readers
+from conformance.retention import Kept
+from conformance.sandbox import protocol, readers
+from conformance.sandbox.keep import Keeper
 from spec.model import Config, Sample, State
 from spec.rules import add as spec_add
 from spec.rules import initial_state, schedule, update
@@ -75,7 +75,8 @@ class CanonicalAdapter:
         self.notes = ApiNotes() if notes is None else notes
         self.seqs: dict[str, Any] = {}
         self.missing: str | None = None  # the first white-box attribute found missing
-        self.returned: list[Returned] = []  # every value schedule()/update() returned, for the retention probe
+        self.keeper = Keeper(self.seqs, Exception)  # every value schedule()/update() returned, read again at the end
+        self.returned = self.keeper.returned
         self.steps = 0  # schedule() calls so far
 
         def sample_fn(seq: Any) -> int:
@@ -95,7 +96,7 @@ class CanonicalAdapter:
     def schedule(self) -> object:
         got = self.sched.schedule()
         self.steps += 1
-        self.returned.append(Returned(self.steps, "schedule", got, contents(got), ()))
+        self.keeper.schedule(self.steps, got)
         if type(got) is not dict and issubclass(type(got), dict):  # a non-dict: the driver rejects it
             readers.note(self.notes, "schedule()'s result", got)
         return got
@@ -107,8 +108,13 @@ class CanonicalAdapter:
         items = readers.read_items(done, "update()'s result", bound, readers.QUEUE_HINT, Exception)
         if type(done) is not list:
             readers.note(self.notes, "update()'s result", done)
-        self.returned.append(Returned(self.steps, "update", done, items, tuple((s, seq_fields(s)) for s in items)))
+        self.keeper.update(self.steps, done, items)
         return [getattr(s, "seq_id", s) for s in items]
+
+    def retention(self) -> tuple[Kept, ...]:
+        """What changed in the values the calls returned, read now (at the end of the run), as the sandbox child
+        reports it: the same keeper, read by the same reader."""
+        return protocol.kept(self.keeper.report(), self.steps, "the retention report")
 
     def output(self, out: object, what: str) -> list[Any]:
         """A sequence's output, read by value (the checks compare its tokens with the spec's)."""
@@ -146,37 +152,6 @@ class CanonicalAdapter:
                                 "Sequence objects") from None
         return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, "waiting": queues[0],
                 "running": queues[1], "finished": queues[2], "seqs": seqs}
-
-
-@dataclass(frozen=True)
-class Returned:
-    """A value the submission returned, kept alive with a copy of its contents at return time: the retention probe
-    sees later changes to it and the reuse of one object across calls (ids of live objects are never recycled)."""
-
-    step: int  # the step of the call
-    call: str  # "schedule" or "update"
-    value: object  # the very object returned
-    copy: object  # its contents when it was returned
-    fields: tuple[tuple[Any, dict[str, Any]], ...]  # update(): each returned Sequence and its fields then
-
-
-def contents(value: object) -> object:
-    """The contents of a returned value, by its real items (an overridden items() or __iter__ is never called)."""
-    if issubclass(type(value), dict):
-        return list(dict.items(value))  # type: ignore[arg-type]
-    return list(list.__iter__(value)) if issubclass(type(value), list) else value  # type: ignore[arg-type]
-
-
-def seq_fields(seq: Any) -> dict[str, Any]:
-    """The observable fields of a Sequence object, read by value (missing or unreadable ones as they are)."""
-    status, output = getattr(seq, "status", None), getattr(seq, "output", None)
-    try:
-        status = readers.status_name(status, readers.status_members(type(seq)), "seq", {})
-        output = readers.read_items(output, "output", readers.OUTPUT_MAX, readers.OUTPUT_HINT, Exception)
-    except Exception:  # noqa: BLE001, S110 - kept as they are: the same reading at the end of the run compares them
-        pass
-    return {"num_computed": getattr(seq, "num_computed", None), "num_blocks": getattr(seq, "num_blocks", None),
-            "status": status, "output": output}
 
 
 class CanonicalFactory:

@@ -55,7 +55,7 @@ def capabilities_of(sut: object) -> Capabilities:
     """The capabilities an adapter instance declares (docs/api.md's contract when it declares none)."""
     caps = getattr(type(sut), "capabilities", DEFAULT_CAPABILITIES)
     if not isinstance(caps, Capabilities):
-        raise CapabilityError(f"{type(sut).__name__}.capabilities must be a conformance.adapters.Capabilities, "
+        raise CapabilityError(f"{type(sut).__name__}.capabilities must be a conformance.capabilities.Capabilities, "
                               f"got {type(caps).__name__}; write capabilities = Capabilities(idle_schedule=False)")
     return caps
 

@@ -37,7 +37,6 @@ HANGS_DIAGNOSING = 1  # ... and, after that, while it tells known bugs apart (th
 CORPUS_PATH = "/".join(CORPUS_DIR.parts[-3:])  # conformance/workloads/data: where a corpus vector's file is
 
 
-_probe_white_box = probe_white_box  # the name replay and older callers use
 
 
 def run(target: str, profile: str | Profile = "quick", adapter: str | None = None, white_box: bool = True,
@@ -144,7 +143,7 @@ def _explore(report: Report, r: Run, prof: Profile, families: Iterable[str] | No
 
 def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] | None, tick: Progress) -> None:
     factory, results, notes = r.factory, report.checks, report.notes
-    note = _probe_white_box(factory) if r.white_box else "white-box checks skipped: --black-box"
+    note = probe_white_box(factory) if r.white_box else "white-box checks skipped: --black-box"
     if note is not None:
         notes.append(f"{note}; the invariants check sees only what the batches show: at most max_num_batched_tokens "
                      "tokens (I2) and max_num_seqs sequences (I6) in each")

@@ -19,3 +19,5 @@ __all__ = [
     "Sequence",
     "SequenceStatus",
 ]
+
+MAY_IMPORT: tuple[str, ...] = ()  # the packages this one builds on (tests/test_layers.py)

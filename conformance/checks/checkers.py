@@ -2,9 +2,10 @@
 
 Black-box first: ``differential`` compares every schedule(), every sample_fn call,
 every finished list and the final outputs with the spec, and names the first
-divergence with the rule the spec applied there. ``invariants`` (I1..I6) runs only
-on white-box snapshots. ``liveness`` and ``hygiene`` judge the run's shape; the
-multi-run checks (equivalence, fresh dict, two instances) are in ``conformance.checks.probes``.
+divergence with the rule the spec applied there. The invariants (I1..I6, on white-box
+snapshots) are conformance.checks.whitebox, which builds on this module. ``liveness`` and
+``hygiene`` judge the run's shape; the multi-run checks (equivalence, fresh dict, two
+instances) are in ``conformance.checks.probes``.
 """
 
 from __future__ import annotations
@@ -125,16 +126,6 @@ def differential(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
                                 f"{seq_id}.output is {outputs.get(seq_id)} at the end, the spec's is {list(want_out)}",
                                 list(want_out), outputs.get(seq_id), ())]
     return []
-
-
-# --- white box (conformance.checks.whitebox) ------------------------------------------------
-
-
-def invariants(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
-    """Check I1..I6 and every observable field after every call (see conformance.checks.whitebox)."""
-    from conformance.checks import whitebox  # imported late: whitebox builds on this module
-
-    return whitebox.invariants(workload, observed)
 
 
 # --- liveness and hygiene ---------------------------------------------------------------------

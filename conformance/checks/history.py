@@ -3,74 +3,65 @@
 - ``judge_retained``: every dict schedule() returned, every list update() returned and
   every Sequence object is kept until the end of the run and re-checked: a value that
   changed after it was returned (H.retained), one object returned by two calls, or a
-  Sequence object replaced by another (H.aliased).
+  Sequence object replaced by another (H.aliased). The run's keeper (conformance/sandbox/keep.py)
+  reports what it saw; ``judge_kept`` judges that report, for `check` and for `grade` alike.
 - ``instances``: a second instance whose config differs in every field runs beside the
   first, interleaved call by call (same request ids); each must do what it does on a
-  single instance (H.instances). The second workload is the counterexample's "prelude".
+  single instance (H.instances), judged by ``judge_instances``, which `grade` uses on the
+  sandbox's runs too. The second workload is the counterexample's "prelude".
 - ``prelude_json`` / ``run_prelude``: a finding that needs earlier instances in the
   process carries them in its trace, and replay runs them first in a fresh process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from conformance.adapters import Factory, SchedulerUnderTest, contents, seq_fields
+from conformance.adapters import CanonicalAdapter, Factory, SchedulerUnderTest
+from conformance.beside import beside_workload
 from conformance.capabilities import capabilities_of
 from conformance.checks.checkers import Finding
 from conformance.checks.probes import first_difference
 from conformance.drivers import OBSERVED_FORMAT, Recorder, batch_pairs, batch_problem, raised, run_workload
 from conformance.limits import RUN_SECONDS as DRIVER_SECONDS
 from conformance.limits import CallTimeout, time_limit
-from spec.feasible import liveness_bound, tightest_num_blocks
+from conformance.retention import Kept
+from spec.feasible import liveness_bound
 from spec.loop import Steps
-from spec.model import Config
-from spec.trace import Request, Workload, make_workload, workload_from_json, workload_to_json
+from spec.trace import Request, Workload, workload_from_json, workload_to_json
 
-OTHER_BASE = 5000  # the second instance's tokens: base + this, so mixed-up sequences show in the outputs
 RUN_SECONDS = 2 * DRIVER_SECONDS  # two instances share one limit
 
 
 def judge_retained(sut: object) -> Finding | None:
     """Re-check every value the submission returned, at the end of the run (H.retained, H.aliased)."""
-    returned = getattr(sut, "returned", None)
-    if not isinstance(returned, list):
+    if not isinstance(sut, CanonicalAdapter):
         return None  # an adapter that keeps no returned values (custom or wire): nothing to re-check
-    added: dict[str, Any] = getattr(sut, "seqs", {})
-    first: dict[int, tuple[int, str]] = {}
-    for r in returned:
-        where = f"step {r.step}: the {'dict' if r.call == 'schedule' else 'list'} {r.call}() returned"
-        if isinstance(r.value, (dict, list)):
-            if id(r.value) in first:
-                k, call = first[id(r.value)]
-                return _finding("H.aliased", r.step, r.call, f"{where} is the same object as step {k}'s {call}() "
-                                "result; return a new one each call (the caller may keep the old one)")
-            first[id(r.value)] = (r.step, r.call)
-            now = contents(r.value)
-            if now != r.copy:
-                return _finding("H.retained", r.step, r.call, f"{where} was {_show(r.copy)} then, but "
-                                f"{_show(now)} at the end of the run; never change a value after returning it",
-                                _show(r.copy), _show(now))
-        for seq, then in r.fields:
-            seq_id = getattr(seq, "seq_id", None)
-            if seq_id in added and added[seq_id] is not seq:
-                return _finding("H.aliased", r.step, r.call, f"step {r.step}: update() returned a Sequence "
-                                f"{seq_id!r} that is not the object passed to add(); keep and return the caller's "
-                                "objects")
-            later = seq_fields(seq)
-            if later != then:
-                name = next(k for k in then if then[k] != later[k])
-                return _finding("H.retained", r.step, r.call, f"step {r.step}: update() returned {seq_id} finished "
-                                f"with {name}={then[name]}, but at the end of the run it is {later[name]}; a "
-                                "finished sequence keeps its fields", then[name], later[name])
-    return None
+    return judge_kept(sut.retention())
 
 
-def _show(value: object) -> Any:
-    return [list(p) if isinstance(p, tuple) else getattr(p, "seq_id", repr(p)) for p in value] \
-        if isinstance(value, list) else repr(value)
+def judge_kept(kept: Sequence[Kept]) -> Finding | None:
+    """The finding of what the end of a run showed about the returned values (conformance/retention.py): the first
+    thing, in the order of the calls. `check` and `grade` both judge their runs with this."""
+    if not kept:
+        return None
+    k = kept[0]
+    where = f"step {k.step}: the {'dict' if k.call == 'schedule' else 'list'} {k.call}() returned"
+    if k.kind == "aliased":
+        assert k.earlier is not None
+        return _finding("H.aliased", k.step, k.call, f"{where} is the same object as step {k.earlier[0]}'s "
+                        f"{k.earlier[1]}() result; return a new one each call (the caller may keep the old one)")
+    if k.kind == "changed":
+        return _finding("H.retained", k.step, k.call, f"{where} was {k.then} then, but {k.now} at the end of the "
+                        "run; never change a value after returning it", k.then, k.now)
+    if k.kind == "replaced":
+        return _finding("H.aliased", k.step, k.call, f"step {k.step}: update() returned a Sequence {k.seq!r} that is "
+                        "not the object passed to add(); keep and return the caller's objects")
+    return _finding("H.retained", k.step, k.call, f"step {k.step}: update() returned {k.seq} finished with "
+                    f"{k.field}={k.then}, but at the end of the run it is {k.now}; a finished sequence keeps its "
+                    "fields", k.then, k.now)
 
 
 def _finding(rule: str, step: int, call: str, message: str, expected: Any = None, actual: Any = None) -> Finding:
@@ -81,14 +72,9 @@ def _finding(rule: str, step: int, call: str, message: str, expected: Any = None
 
 
 def other_workload(w: Workload) -> Workload:
-    """The second instance's workload: the same requests and ids under a config that differs in every field."""
-    c = w.config
-    block_size = c.block_size + 1
-    peak = tightest_num_blocks(block_size, w.requests)
-    num_blocks = peak if peak != c.num_blocks else peak + 1  # tight, so a borrowed block_size shows
-    config = Config(num_blocks, block_size, c.max_num_seqs + 1, c.max_num_batched_tokens + 1, c.eos, c.policy)
-    base = {k: b + OTHER_BASE for k, b in w.sample.base}
-    return make_workload(config, w.requests, base, dict(w.sample.eos_at), w.name, w.tags)
+    """The second instance's workload: the same requests and ids under a config that differs in every field
+    (conformance/beside.py, which the sandbox child derives it with too)."""
+    return workload_from_json(beside_workload(workload_to_json(w)))
 
 
 class _Lane:
@@ -162,7 +148,8 @@ class _Lane:
 
 def interleave(workloads: list[Workload], factory: Factory, cap: int) -> list[dict[str, Any]]:
     """Run instances call by call (created last to first; the first's calls come first each step), at most
-    `cap` steps each; their observed traces, in the order of `workloads`."""
+    `cap` steps each; their observed traces, in the order of `workloads`. The sandbox child runs a two-instance
+    probe in this order too (conformance/sandbox/child.py ``pair``)."""
     lanes = [_Lane(w, factory, cap) for w in reversed(workloads)][::-1]
     step = 0
     try:
@@ -197,9 +184,22 @@ def instances(workload: Workload, factory: Factory, other: Workload | None = Non
     cap = 4 * len(alone_a["steps"]) + 16
     obs_a, obs_b = interleave([workload, other], factory, cap)
     [alone_b] = interleave([other], factory, cap)
-    if any(_timed_out(o) for o in (obs_a, obs_b, alone_b)):
-        return []  # out of time: inconclusive (a hang alone is H.timeout's finding)
+    return judge_instances(other, alone_a, obs_a, obs_b, alone_b)
+
+
+def judge_instances(other: Workload, alone_a: dict[str, Any], obs_a: dict[str, Any], obs_b: dict[str, Any] | None,
+                    alone_b: dict[str, Any]) -> list[Finding]:
+    """Judge two instances run call by call against each one's run alone (H.instances): the first lane whose calls
+    differ. `check` and `grade` both judge with this; `obs_b` None: the second instance never ran.
+
+    A first workload not finished alone is skipped (already another check's finding), and a run out of time
+    is inconclusive (a hang alone is H.timeout's finding).
+    """
+    if alone_a["stop"] != "done" or any(_timed_out(o) for o in (obs_a, obs_b, alone_b) if o is not None):
+        return []
     for name, obs, alone in (("this", obs_a, alone_a), ("the second", obs_b, alone_b)):
+        if obs is None:
+            continue
         diff = first_difference(alone, obs)
         if diff is not None:
             step, call, want, got = diff

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from conformance.adapters import Factory, SchedulerUnderTest
+from conformance.adapters import Factory, SchedulerUnderTest, SpecAdapter
 from conformance.capabilities import capabilities_of
 from conformance.checks.whitebox import to_state
 from conformance.drivers import batch_pairs, batch_problem, finished_ids
@@ -49,8 +49,10 @@ configs = st.builds(Config, num_blocks=st.integers(1, 10), block_size=st.integer
 
 
 def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
-                     policy: str = DEFAULT_POLICY) -> type[RuleBasedStateMachine]:
-    """A machine class bound to one target; each failing run appends its workload to `found`.
+                     policy: str = DEFAULT_POLICY, ran: list[tuple[Workload, int]] | None = None
+                     ) -> type[RuleBasedStateMachine]:
+    """A machine class bound to one target; each failing run appends its workload to `found`, and with `ran`
+    every run appends its workload and the steps it took.
 
     Long because it is a class body: Hypothesis wants the rules as methods of one class, closed over
     the target."""
@@ -129,6 +131,10 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
                 self.fail(f"step {self.steps}: update() returned {finished}, the spec finishes "
                           f"{[q.seq_id for q in done]}")
 
+        def teardown(self) -> None:
+            if ran is not None:
+                ran.append((self.workload(), self.steps))
+
         @invariant()
         def white_box_state_invariants(self) -> None:
             if not white_box or self.sut is None:
@@ -149,10 +155,11 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
 
 
 def run_machine(factory: Factory, examples: int, steps: int, white_box: bool = True,
-                policy: str = DEFAULT_POLICY) -> Workload | None:
-    """Run the lockstep machine under `policy`; return the workload of the first failing run, or None."""
+                policy: str = DEFAULT_POLICY, ran: list[tuple[Workload, int]] | None = None) -> Workload | None:
+    """Run the lockstep machine under `policy`; return the workload of the first failing run, or None. With
+    `ran`, every run's workload and its steps are appended to it."""
     found: list[Workload] = []
-    machine = lockstep_machine(factory, white_box, found, policy)
+    machine = lockstep_machine(factory, white_box, found, policy, ran)
     machine = seed(MACHINE_SEED)(machine)  # run_state_machine_as_test honours @seed on the machine class
     config = settings(max_examples=examples, stateful_step_count=steps, derandomize=True, database=None,
                       deadline=None, phases=(Phase.explicit, Phase.generate), print_blob=False,
@@ -162,3 +169,23 @@ def run_machine(factory: Factory, examples: int, steps: int, white_box: bool = T
     with contextlib.suppress(Divergence, Flaky):
         run_state_machine_as_test(machine, settings=config)  # type: ignore[no-untyped-call]
     return found[0] if found else None
+
+
+def machine_runs(stages: list[tuple[int, int]]) -> tuple[tuple[Workload, int], ...]:
+    """Every run of the machine's stages ((examples, steps) each, in order), made against the spec: each run's
+    workload and the steps the machine took in it, the empty and repeated ones left out.
+
+    The machine's draws depend on its seed alone, never on the target's answers (a failing run only ends
+    sooner), so a target's runs are a prefix of these, up to its first failing one: graded as cases, they
+    are what the stateful check judges (docs/grading.md).
+    """
+    ran: list[tuple[Workload, int]] = []
+    for examples, steps in stages:
+        if run_machine(SpecAdapter, examples, steps, True, DEFAULT_POLICY, ran) is not None:
+            raise AssertionError("the spec fails its own state machine")
+    kept: dict[Workload, int] = {}
+    for w, n in ran:
+        if w.requests:
+            kept[w] = max(n, kept.get(w, 0))
+    return tuple(kept.items())
+

@@ -27,7 +27,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "docs": ("conformance.cli.docs", "print one of schedcheck's pages (grading, sandbox, wire-protocol, ...)"),
     "prove": ("spec.bounded.cli", "run the z3 proofs and the model checker; print the table"),
     "grade": ("conformance.grading.cli", "grade a folder of untrusted submissions in the sandbox, by a rubric"),
-    "merge": ("conformance.grading.merge_cli", "merge graded shards: rebuild summary.csv and overview.md"),
+    "merge": ("conformance.grading.cli", "merge graded shards: rebuild summary.csv and overview.md"),
 }
 
 # import name -> the distribution that provides it, for the install hint
@@ -128,3 +128,14 @@ def entry() -> None:
 
 if __name__ == "__main__":
     entry()
+
+MAY_IMPORT: tuple[str, ...] = (  # the packages this one builds on (tests/test_layers.py)
+    "spec",
+    "conformance",
+    "conformance.checks",
+    "conformance.reports",
+    "conformance.starter",
+    "conformance.viewer",
+    "conformance.wire",
+    "conformance.workloads",
+)

@@ -4,3 +4,11 @@
 mutant and of the references; ``diffpairs`` gives spec/impl function pairs for
 ``crosshair diffbehavior``. spec/ never imports this package.
 """
+
+MAY_IMPORT: tuple[str, ...] = (  # the packages this one builds on (tests/test_layers.py)
+    "spec",
+    "spec.bounded",
+    "impl",
+    "conformance",
+    "conformance.checks",
+)

@@ -37,7 +37,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from conformance.adapters import Capabilities, LoadError
+from conformance.adapters import LoadError
+from conformance.capabilities import Capabilities
 from spec.model import Config, Sample
 
 PINNED_COMMIT = "bb823b3e06983d71485a8e1f23715ebd87d98ef8"  # the nano-vllm commit this adapter was checked at

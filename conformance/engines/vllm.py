@@ -46,7 +46,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from conformance.adapters import Capabilities, LoadError
+from conformance.adapters import LoadError
+from conformance.capabilities import Capabilities
 from spec.model import Config, Sample
 from spec.trace import SeqFields, Snapshot
 

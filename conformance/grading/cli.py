@@ -20,6 +20,10 @@ from conformance.grading.rubric import RubricError, load_rubric, under_policy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """`schedcheck grade`'s arguments, or `schedcheck merge`'s (this module serves both)."""
+    if parser.prog.split()[-1] == "merge":
+        add_merge_arguments(parser)
+        return
     parser.add_argument("submissions", metavar="SUBMISSIONS",
                         help="a folder whose entries are .py files, folders holding p07_scheduler.py, zips of those, "
                              "or folders holding a wire.toml (a program in any language)")
@@ -60,6 +64,8 @@ def dask_executor(stack: ExitStack, jobs: int, address: str | None) -> Executor:
 
 
 def main(args: argparse.Namespace) -> int:
+    if getattr(args, "command", "grade") == "merge":
+        return merge_main(args)
     from conformance.grading.judge import check_scope, grade_one, with_profile
     from conformance.grading.warm import warm
 

@@ -22,6 +22,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from conformance.checks.checkers import Finding, expected_trace
+from conformance.checks.history import other_workload, prelude_json
 from conformance.grading.escape import TEXT_LIMIT, cut, json_inert, md, md_block, md_name, visible_json
 from conformance.grading.observe import Case
 from conformance.grading.tables import markdown_table
@@ -65,9 +66,12 @@ def replay_md(command: str | None) -> str:
 
 
 def replay_json(case: Case, finding: Finding | None) -> dict[str, Any]:
-    """The case as a workload file `schedcheck replay FILE p07_scheduler.py` reads, with the first finding."""
+    """The case as a workload file `schedcheck replay FILE p07_scheduler.py` reads, with the first finding; a
+    finding of two instances carries the second as its prelude, so replay runs them call by call again."""
     found = None if finding is None else visible_json(finding.to_json())  # every string visible and bounded
-    return {"format": "schedcheck/workload", **workload_to_json(case.workload), "finding": found}
+    beside = {"prelude": prelude_json("interleaved", [other_workload(case.workload)])} \
+        if finding is not None and finding.rule == "H.instances" else {}
+    return {"format": "schedcheck/workload", **workload_to_json(case.workload), "finding": found, **beside}
 
 
 def pytest_repro(case: Case, finding: Finding) -> str:

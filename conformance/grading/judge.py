@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.checks import checkers
+from conformance.checks.history import other_workload
 from conformance.checks.probes import golden_under
 from conformance.grading.collect import Entry
 from conformance.grading.diagnose import diagnose
@@ -29,10 +30,11 @@ from conformance.grading.feedback import (
     submitted_command,
 )
 from conformance.grading.heldout import held_out_cases, held_out_seed
-from conformance.grading.observe import Case, Observations, category, explored, judge_case, observed_trace
+from conformance.grading.observe import Case, Observations, explored
 from conformance.grading.outputs import Grade, ItemResult
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import in_scope, run_notes, score_item
+from conformance.grading.stateful import machine_cases
 from conformance.grading.tables import markdown_table
 from conformance.sandbox.isolation import LEVELS
 from conformance.sandbox.run import run_in_sandbox
@@ -44,8 +46,7 @@ from conformance.workloads.sentinels import sentinel_workloads
 from spec.model import DEFAULT_POLICY
 from spec.trace import Workload, with_policy, workload_from_json, workload_to_json
 
-__all__ = ["Case", "category", "check_scope", "corpus_cases", "corpus_id", "grade_one", "in_scope", "judge_case",
-           "limits_for", "observed_trace", "run_notes", "score_item", "with_profile"]
+__all__ = ["check_scope", "corpus_cases", "corpus_id", "grade_one", "limits_for", "with_profile"]
 
 EXPLORE_EXAMPLES = {"quick": 40, "default": 150, "thorough": 600}
 ISOLATION_ENV, HIDE_ENV = "SCHEDCHECK_ISOLATION", "SCHEDCHECK_HIDE"
@@ -72,18 +73,35 @@ def corpus_cases(corpus: str, held_out: int = 0, held_out_seed: int | None = Non
     if held_out:
         assert held_out_seed is not None
         cases += held_out_cases(held_out_seed, held_out)
+    probed = len(cases)  # the state machine's runs come last, with no probe runs of their own
+    cases += [Case(f"stateful/{i}", w, ("stateful", *features(w)), machine_steps=n)
+              for i, (w, n) in enumerate(machine_cases())]
     cases = [replace(c, workload=with_policy(c.workload, policy)) for c in cases]
     runs: list[Workload | dict[str, Any]] = [c.workload for c in cases]
-    out = []
-    for i, c in enumerate(cases):
-        if checkers.expected_trace(c.workload).final.num_preemptions:
-            runs.append(with_num_blocks(c.workload, ample_num_blocks(c.workload)))
-            c = replace(c, twin=len(runs) - 1)
-        if i % PROBE_EVERY == 0:
-            runs.append({**workload_to_json(c.workload), "probe": "mutate"})
-            c = replace(c, mutated=len(runs) - 1)
-        out.append(c)
+    out = [with_probes(i, c, runs) if i < probed else c for i, c in enumerate(cases)]
+    out = [with_pair(c, runs) if c.mutated is not None else c for c in out]
     return tuple(out), tuple(runs)
+
+
+def with_probes(index: int, case: Case, runs: list[Workload | dict[str, Any]]) -> Case:
+    """Case `index` with its probe runs appended to `runs`: an ample-cache twin when it preempts (equivalence),
+    and on every PROBE_EVERY-th case, as `check` on every tenth corpus vector, a run whose returned dicts the
+    caller clears (fresh-dict probe)."""
+    if checkers.expected_trace(case.workload).final.num_preemptions:
+        runs.append(with_num_blocks(case.workload, ample_num_blocks(case.workload)))
+        case = replace(case, twin=len(runs) - 1)
+    if index % PROBE_EVERY == 0:
+        runs.append({**workload_to_json(case.workload), "probe": "mutate"})
+        case = replace(case, mutated=len(runs) - 1)
+    return case
+
+
+def with_pair(case: Case, runs: list[Workload | dict[str, Any]]) -> Case:
+    """A probed case with its two-instance probe appended to `runs`: its workload beside a second instance with
+    another config, then that one alone. These come after every other run: instances that share state may leave
+    some behind in the child's process, and no run judged on its own comes after them."""
+    runs += [{**workload_to_json(case.workload), "probe": "beside"}, other_workload(case.workload)]
+    return replace(case, paired=len(runs) - 2, alone=len(runs) - 1)
 
 
 _read: list[tuple[object, tuple[Workload, ...]]] = []

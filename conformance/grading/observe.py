@@ -8,11 +8,12 @@ grader's process, so a verdict never depends on anything the submission computed
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from conformance.checks import checkers, probes
+from conformance.checks import checkers, history, probes, whitebox
 from conformance.checks.checkers import Finding
+from conformance.retention import Kept
 from conformance.sandbox.memo import Memo, digest
 from conformance.sandbox.types import WorkloadResult
 from spec.golden import GoldenCase
@@ -31,6 +32,12 @@ class Case:
     golden: GoldenCase | None = None
     twin: int | None = None  # index of its ample-cache twin in the sandbox run (equivalence), if any
     mutated: int | None = None  # index of its run with the returned dicts cleared (fresh-dict probe), if any
+    paired: int | None = None  # index of its run beside a second instance (two-instance probe), if any
+    alone: int | None = None  # ... and of the second instance's workload run alone
+    machine_steps: int | None = None  # a run of the state machine (stateful check): the steps the machine took
+
+
+Pair = tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any]]  # the two instances' traces, the second's alone
 
 
 CRASHES = {"exception": "crashed", "memory": "crashed", "exit": "crashed", "signal": "crashed",
@@ -74,15 +81,25 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
 
 
 def judge_case(case: Case, observed: dict[str, Any], twin: dict[str, Any] | None,
-               mutated: dict[str, Any] | None) -> dict[str, Finding | None]:
-    """The first finding of each check on one case (None: it passed)."""
+               mutated: dict[str, Any] | None, kept: Sequence[Kept] | None = None,
+               pair: Pair | None = None) -> dict[str, Finding | None]:
+    """The first finding of each check on one case (None: it passed), in the order `check` judges a workload
+    (conformance/checks/workload.py): hygiene's own, what the returned values showed at the end (`kept`), the
+    fresh-dict probe, the two-instance probe (`pair`)."""
+    if case.machine_steps is not None:
+        return {"stateful": stateful(case, observed)}
     out: dict[str, Finding | None] = {}
-    for name, judge in (("differential", checkers.differential), ("invariants", checkers.invariants),
+    for name, judge in (("differential", checkers.differential), ("invariants", whitebox.invariants),
                         ("liveness", checkers.liveness), ("hygiene", checkers.hygiene)):
         found = judge(case.workload, observed)
         out[name] = found[0] if found else None
+    if kept is not None and out["hygiene"] is None and observed["stop"] == "done":
+        out["hygiene"] = history.judge_kept(kept)
     if mutated is not None and out["hygiene"] is None:
         found = probes.judge_fresh_dict(observed, mutated)
+        out["hygiene"] = found[0] if found else None
+    if pair is not None and out["hygiene"] is None:
+        found = history.judge_instances(history.other_workload(case.workload), observed, *pair)
         out["hygiene"] = found[0] if found else None
     if case.golden is not None:
         found = probes.judge_golden(case.golden, observed)
@@ -93,6 +110,17 @@ def judge_case(case: Case, observed: dict[str, Any], twin: dict[str, Any] | None
     return out
 
 
+def stateful(case: Case, observed: dict[str, Any]) -> Finding | None:
+    """The stateful check on one run of its state machine. The machine fails a run when a call differs from the
+    spec's within the steps it took (machine_steps); `check` then reruns the run's workload and reports the first
+    finding of differential, invariants and hygiene (conformance/sources.py ``stateful_finding``). So here: that
+    finding, when some finding of the three lies within the machine's steps."""
+    assert case.machine_steps is not None
+    found = [f[0] for judge in (checkers.differential, whitebox.invariants, checkers.hygiene)
+             if (f := judge(case.workload, observed))]
+    if not any(f.step <= case.machine_steps for f in found):
+        return None
+    return replace(found[0], check="stateful")
 
 
 # Verdicts and notes by the digests of the reports they were computed from (conformance.sandbox.memo):
@@ -173,11 +201,11 @@ class Observations:
 
     def judge(self, case: Case, index: int) -> dict[str, Finding | None]:
         """judge_case on the case at `index`, from the memo when every run it reads was reported before."""
-        parts = [i for i in (index, case.twin, case.mutated) if i is not None]
+        runs = (index, case.twin, case.mutated, case.paired, case.alone)
+        parts = [i for i in runs if i is not None]
         if not all(self.results[i].digest for i in parts):
             return self._judge(case, index)
-        key = digest(case.vector_id.encode(), bytes([case.twin is None, case.mutated is None]),
-                     *(self.key(i) for i in parts))
+        key = digest(case.vector_id.encode(), bytes([i is None for i in runs]), *(self.key(i) for i in parts))
         known = VERDICTS.get(key)
         if known is None:
             known = self._judge(case, index)
@@ -185,5 +213,16 @@ class Observations:
         return dict(known)
 
     def _judge(self, case: Case, index: int) -> dict[str, Finding | None]:
+        trace = self.results[index].trace
         return judge_case(case, self[index], None if case.twin is None else self[case.twin],
-                          None if case.mutated is None else self[case.mutated])
+                          None if case.mutated is None else self[case.mutated],
+                          trace.kept if trace is not None else None, self.pair(case))
+
+    def pair(self, case: Case) -> Pair | None:
+        """The traces of a case's two-instance probe: its instance beside the second, the second (None: it never
+        ran, the first having failed before), and the second alone."""
+        if case.paired is None or case.alone is None:
+            return None
+        beside = self.results[case.paired].beside
+        other = self.runs[case.alone]
+        return (self[case.paired], None if beside is None else observed_trace(other, beside), self[case.alone])

@@ -16,7 +16,7 @@ from spec.model import DEFAULT_POLICY, POLICIES
 DEFAULT_RUBRIC = Path(__file__).with_name("rubric.toml")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 SCORINGS = ("proportional", "all_or_nothing")
-CHECKS = ("golden", "differential", "invariants", "equivalence", "liveness", "hygiene")
+CHECKS = ("golden", "differential", "invariants", "equivalence", "liveness", "hygiene", "stateful")
 
 
 class RubricError(ValueError):

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from conformance.adapters import Factory
+from conformance.beside import OTHER_BASE
 from conformance.checks.checkers import expected_trace
-from conformance.checks.history import OTHER_BASE, other_workload
+from conformance.checks.history import other_workload
 from conformance.drivers import run_workload
 from conformance.reports.report import Counterexample
 from spec.explain import header

@@ -2,3 +2,5 @@
 
 Grading's only way to execute student code.
 """
+
+MAY_IMPORT: tuple[str, ...] = ("spec", "conformance")  # the packages this one builds on (tests/test_layers.py)

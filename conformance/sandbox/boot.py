@@ -148,10 +148,11 @@ class Channel:
 
     def __init__(self, fd: int, report: int) -> None:
         self.fd, self.report = fd, report
-        self.last = (-1, False)
+        self.last = (-1, 0)
 
-    def flag(self, index: int) -> bool:
-        """Whether workload `index` is a probe: asked once, after its first schedule(); later steps reuse it."""
+    def flag(self, index: int) -> int:
+        """Which probe workload `index` is (0: none, driver.MUTATE, driver.BESIDE): asked once, after its first
+        schedule(); later steps reuse the answer."""
         if self.last[0] == index:
             return self.last[1]
         try:
@@ -159,10 +160,10 @@ class Channel:
             answer = os.read(self.fd, 1)
         except OSError:
             answer = b""
-        if answer not in (b"\x00", b"\x01"):
+        if len(answer) != 1 or answer[0] > driver.BESIDE:
             raise driver.SubmissionProtocolError("the grader's probe channel was read or closed by the "
                                                  "submission; a submission must not touch inherited fds")
-        self.last = (index, answer == b"\x01")
+        self.last = (index, answer[0])
         return self.last[1]
 
 
@@ -206,8 +207,10 @@ def work(job: dict[str, Any], fd: int, channel: Channel) -> None:
         hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
         resource.setrlimit(resource.RLIMIT_CPU, (soft if hard < 0 else min(soft, hard), hard))
         trace = driver.drive(module, item["workload"], item["step_cap"], job["white_box"],
-                             lambda i=index: channel.flag(i))  # type: ignore[misc]
+                             lambda i=index: channel.flag(i), "wire" not in job)  # type: ignore[misc]
         write_text(fd, driver.trace_line(index, trace, refuser.hits[:20]))
+        if "wire" in job:
+            module.release()  # the workload's instances, closed before the next one starts
         sweep_strays(module.keep() if "wire" in job else [])
     write_line(fd, {"type": "bye"})
 

@@ -1,7 +1,8 @@
 """The sandbox child's driver: run a submission through whole workloads and return plain JSON data.
 
 conformance.sandbox.boot loads this source inside the sandboxed child (it arrives in the job file,
-assembled with readers.py and spec/loop.py, since the project tree is hidden there), and
+assembled with readers.py, keep.py, conformance/beside.py and spec/loop.py, since the project tree is
+hidden there), and
 sandbox.bench imports it in-process to measure the sandbox's overhead. Beyond those two parts it
 uses the standard library only. Every value the submission gives back goes through readers.py;
 nothing it returns is trusted: the parent validates every field (docs/sandbox.md).
@@ -10,16 +11,18 @@ nothing it returns is trusted: the parent validates every field (docs/sandbox.md
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any
 
+from conformance.beside import beside_workload
+from conformance.sandbox.keep import Keeper
 from conformance.sandbox.readers import (
     SubmissionProtocolError,
     describe,
     exact_str,
     read_batch,
-    read_ids,
     read_output,
+    read_seqs,
     snapshot,
     take_notes,
 )
@@ -28,6 +31,9 @@ from spec.loop import Steps
 
 PROTOCOL = 1
 REPORT_MAX = 2 << 20  # bytes of one workload's steps; correct runs of the corpus stay under 0.3 MB (a test checks)
+PROBES = ("mutate", "beside")  # the probes a workload may ask for ("probe" in its JSON, conformance.sandbox.run
+# prepare); the parent answers the child's probe question with the probe's place here + 1, or 0 for none
+MUTATE, BESIDE = 1, 2  # clear every dict schedule() returns before update(); two instances, call by call
 _type, _len = type, len
 
 
@@ -71,15 +77,22 @@ class Refuser:
 
 
 def trace_line(index: int, trace: dict[str, object], refused: list[str]) -> str:
-    """The trace message of workload `index`: drive()'s steps are already encoded, so they are spliced in."""
+    """The trace message of workload `index`: drive()'s steps are already encoded, so they are spliced in (and a
+    second instance's, for a two-instance probe)."""
+    kept = {"kept": trace["kept"]} if "kept" in trace else {}
     head = encode({"type": "trace", "workload": index, "stop": trace["stop"], "error": trace["error"],
-                   "refused": refused, **take_notes()})
+                   "refused": refused, **kept, **take_notes()})
     steps: Any = trace["steps"]
-    return head[:-1] + ',"steps":[' + ",".join(steps) + "]}"
+    tail = ""
+    if "beside" in trace:
+        beside: Any = trace["beside"]
+        other = encode({"stop": beside["stop"], "error": beside["error"]})
+        tail = ',"beside":' + other[:-1] + ',"steps":[' + ",".join(beside["steps"]) + "]}"
+    return head[:-1] + ',"steps":[' + ",".join(steps) + "]" + tail + "}"
 
 
-def never() -> bool:
-    return False
+def never() -> int:
+    return 0
 
 
 RESERVED_KINDS = ("bad_result", "CallTimeout")  # error kinds the driver itself gives (docs/trace-format.md)
@@ -91,21 +104,72 @@ def exception_kind(e: BaseException) -> tuple[str, str]:
     return (f"{name} (raised)" if name in RESERVED_KINDS else name), message
 
 
+class Lane:
+    """One instance's run, paused between its calls (run_lane); its trace once the run has ended."""
+
+    def __init__(self, steps: Generator[int, None, dict[str, object]]) -> None:
+        self.steps = steps
+        self.trace: dict[str, object] | None = None
+
+    def advance(self) -> int | None:
+        """Run to the next pause: what the lane says there (a probe's code after its first schedule(), else 0);
+        None once the run has ended."""
+        if self.trace is not None:
+            return None
+        try:
+            return next(self.steps)
+        except StopIteration as e:
+            self.trace = e.value
+            return None
+
+
 def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool = True,
-          probed: Callable[[], bool] = never) -> dict[str, object]:
+          probed: Callable[[], int] = never, keep: bool = True) -> dict[str, object]:
     """Run one workload through the docs/api.md protocol; the observed trace of docs/trace-format.md as plain
     JSON data, each step's record already encoded as JSON text (trace_line makes the message).
 
-    Every run takes this same path. Whether the run is a fresh-dict probe is asked of ``probed`` only
-    after the first schedule() has returned (in the sandbox it reads the parent's probe channel), so
-    nothing the submission can see before or during its first call tells a probe from a scored run.
-    One function, as drivers._run is: each call's result goes into the step record as it returns.
+    Every run takes this same path. Whether the run is a probe is asked of ``probed`` only after the first
+    schedule() has returned (in the sandbox it reads the parent's probe channel), so nothing the submission
+    can see before or during its first call tells a probe from a scored run. `keep`: keep every returned
+    value and read it again at the end (conformance/sandbox/keep.py).
     """
+    first = Lane(run_lane(module, workload, step_cap, white_box, probed, keep))
+    while (said := first.advance()) is not None:
+        if said == BESIDE:
+            first.steps.close()  # the run so far only kept the probe unseen: the two instances start afresh
+            return pair(module, workload, step_cap)
+    assert first.trace is not None
+    return first.trace
+
+
+def pair(module: Any, workload: dict[str, Any], step_cap: int) -> dict[str, object]:
+    """A two-instance probe: the workload beside a second one with another config (conformance/beside.py), in
+    the order `check` runs them (conformance/checks/history.py ``interleave``): the second instance created
+    first, then each step the first's schedule(), the second's, the first's update(), the second's. A lane
+    that ends leaves the other to run alone. Both black box: they are judged by their calls alone."""
+    second = Lane(run_lane(module, beside_workload(workload), step_cap, False, never, False))
+    first = Lane(run_lane(module, workload, step_cap, False, never, False))
+    second.advance()  # created first
+    if first.advance() is not None:  # then the first, and both run call by call
+        while first.advance() is not None:
+            second.advance()
+    while second.advance() is not None:
+        pass
+    assert first.trace is not None and second.trace is not None
+    return {**first.trace, "beside": second.trace}
+
+
+def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool, probed: Callable[[], int],
+             keep: bool) -> Generator[int, None, dict[str, object]]:
+    """One instance's run, pausing once it is created and after each schedule() and each update() (pair runs a
+    second instance in the pauses); its trace is the generator's value. One function, as drivers._run is: each
+    call's result goes into the step record as it returns."""
     config = workload["config"]
     base: dict[str, int] = workload["sample"]["base"]
     eos_at = {k: frozenset(v) for k, v in workload["sample"].get("eos_at", {}).items()}
     eos = config["eos"]
     seqs: dict[str, object] = {}
+    keeper = Keeper(seqs) if keep else None
     steps: list[str] = []  # each step's record, encoded once
     size = 0
     sampled: list[list[object]] = []
@@ -130,7 +194,10 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
     def ended(stop: str, error: dict[str, object] | None) -> dict[str, object]:
         if record is not None and stop == "error":
             steps.append(encode(record))  # the step that failed, with what its calls returned before
-        return {"steps": steps, "stop": stop, "error": error}
+        trace: dict[str, object] = {"steps": steps, "stop": stop, "error": error}
+        if keeper is not None and stop == "done":
+            trace["kept"] = keeper.report()
+        return trace
 
     run: Steps[dict[str, Any]] = Steps(workload["requests"], lambda r: r["arrival"], lambda r: r["seq_id"],
                                        step_cap)
@@ -140,6 +207,7 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
                                  max_num_seqs=config["max_num_seqs"],
                                  max_num_batched_tokens=config["max_num_batched_tokens"],
                                  sample_fn=sample_fn, eos=eos)
+        yield 0
         for step, arrivals in run:
             added: list[str] = []
             record = {"step": step, "added": added}
@@ -153,16 +221,25 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
             del sampled[:]  # a sample_fn call during schedule() is recorded with this step too
             returned = sched.schedule()
             record["schedule"] = read_batch(returned, seqs)
-            if probed() and _type(returned) is dict:  # asked only now, after the call returned
+            if keeper is not None:
+                keeper.schedule(step, returned)
+            probe = probed()  # asked only now, after the call returned
+            if probe == BESIDE:
+                yield probe  # drive drops this run and starts the two instances
+            if probe == MUTATE and _type(returned) is dict:
                 returned.clear()  # a careless caller; a conforming submission must not notice
             if white_box:
                 record["after_schedule"] = snapshot(sched, seqs, sent)
+            yield 0
             call = "update"
             done = sched.update()
             if sample_error:
                 raise SubmissionProtocolError(sample_error[0])
             record["sampled"] = list(sampled)
-            record["finished"] = finished = read_ids(done, "update()'s result", seqs)
+            objects, finished = read_seqs(done, "update()'s result", seqs)
+            record["finished"] = finished
+            if keeper is not None:
+                keeper.update(step, done, objects)
             run.finished(finished)
             if white_box:
                 record["after_update"] = snapshot(sched, seqs, sent)
@@ -174,8 +251,11 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
                     f"batch and state are reported) without every request finishing; the largest correct run "
                     f"of the corpus reports far less: look for steps that repeat without progress")
             steps.append(text)
+            yield 0
     except SubmissionProtocolError as e:
         return ended("error", {"step": step, "call": call, "kind": "bad_result", "message": str(e)[:500]})
+    except GeneratorExit:
+        raise  # drive never leaves a lane unfinished; this is the interpreter closing a lane it dropped
     except BaseException as e:  # noqa: BLE001 - SystemExit, KeyboardInterrupt and custom BaseExceptions too
         if sample_error:  # the submission swallowed or replaced our protocol error
             return ended("error", {"step": step, "call": "update", "kind": "bad_result",
@@ -186,5 +266,6 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
 
 
 # what boot.py calls on the driver module (in the sandbox, readers.py is part of that one module)
-__all__ = ["PROTOCOL", "REPORT_MAX", "RESERVED_KINDS", "RefusedImport", "Refuser", "SubmissionProtocolError",
-           "describe", "drive", "encode", "exception_kind", "load_wire", "never", "trace_line"]
+__all__ = ["BESIDE", "MUTATE", "PROTOCOL", "REPORT_MAX", "RESERVED_KINDS", "RefusedImport", "Refuser",
+           "SubmissionProtocolError", "describe", "drive", "encode", "exception_kind", "load_wire", "never",
+           "trace_line"]

@@ -15,8 +15,7 @@ import subprocess
 import time
 
 from conformance.sandbox.isolation import Isolation
-from conformance.sandbox.proctree import ProcFiles as ProcFiles  # watch.py keeps one per child
-from conformance.sandbox.proctree import descendants, stat_fields, walk
+from conformance.sandbox.proctree import ProcFiles, descendants, stat_fields, walk
 
 
 def host_pid(root: int, inner: int) -> int | None:

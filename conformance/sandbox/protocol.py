@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from conformance.retention import KINDS, Kept
+from conformance.sandbox.keep import FIELDS, REPORTED, SHOWN_MAX
+
 BIG = 1 << 128  # as in the child: the corpus goes past 64 bits; a bound keeps parsing cheap
 STATUS_MAX = 64  # characters of a status name
 TEXT_MAX = 2000  # characters of an exception message or note
@@ -47,6 +50,8 @@ class Decoded:
     note: str | None  # white-box checks skipped, and why (an attribute missing or unreadable)
     white_box_error: dict[str, Any] | None  # {"step", "call", "message"}: a container that cannot be read (I6)
     notes: tuple[str, ...] = ()  # values read although not of docs/api.md's types: notes, never findings
+    kept: tuple[Kept, ...] | None = None  # what changed in the returned values by the end of a run that ended done
+    beside: Decoded | None = None  # a two-instance probe: the second instance's trace (black box)
 
 
 def parse_line(line: bytes) -> dict[str, Any]:
@@ -281,7 +286,61 @@ def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int
                 or error["step"] == len(raw) == 0):
             raise Malformed(f"trace.error.step is {error['step']} after {len(raw)} steps")
     notes = reasons(message.get("notes", {}), "trace.notes")  # "attribute:type" -> its note
-    return Decoded(tuple(steps), stop, error, snaps.note, snaps.white_box_error, tuple(notes.values()))
+    found = None
+    if "kept" in message:
+        if stop != "done":
+            raise Malformed(f"trace.kept is sent only for a run that ended 'done', not {stop!r}")
+        found = kept(message["kept"], len(steps))
+    return Decoded(tuple(steps), stop, error, snaps.note, snaps.white_box_error, tuple(notes.values()), found)
+
+
+def kept(value: Any, steps: int, where: str = "trace.kept") -> tuple[Kept, ...]:
+    """Validate what the end of a run showed about the returned values (conformance/sandbox/keep.py reports it,
+    in `check`'s adapter too): at most REPORTED things, each at a step of the run, every value plain and bounded."""
+    if type(value) is not list or len(value) > REPORTED:
+        raise Malformed(f"{where} must be a list of at most {REPORTED} objects")
+    found = []
+    for i, item in enumerate(value):
+        w = f"{where}[{i}]"
+        if type(item) is not dict:
+            raise Malformed(f"{w} must be an object")
+        step, call, kind = get(item, "step", int, w), get(item, "call", str, w), get(item, "kind", str, w)
+        if not 1 <= step <= steps or call not in ("schedule", "update") or kind not in KINDS:
+            raise Malformed(f"{w} names step {step} of {steps}, call {call[:20]!r}, kind {kind[:20]!r}; see "
+                            "docs/sandbox.md")
+        found.append(kept_item(item, step, call, kind, w))
+    return tuple(found)
+
+
+def kept_item(item: dict[str, Any], step: int, call: str, kind: str, where: str) -> Kept:
+    """The fields of one kind of Kept, each checked; the fields another kind has are refused."""
+    allowed = {"step", "call", "kind", *{"aliased": ("earlier",), "changed": ("then", "now"), "replaced": ("seq",),
+                                         "field": ("seq", "field", "then", "now")}[kind]}
+    if set(item) != allowed:
+        raise Malformed(f"{where}: a {kind!r} item has exactly the fields {sorted(allowed)}")
+    if kind == "aliased":
+        earlier = item["earlier"]
+        if (type(earlier) is not list or len(earlier) != 2 or type(earlier[0]) is not int
+                or not 1 <= earlier[0] <= step or earlier[1] not in ("schedule", "update")):
+            raise Malformed(f"{where}.earlier must be [an earlier step, 'schedule' or 'update']")
+        return Kept(step, call, kind, earlier=(earlier[0], earlier[1]))
+    if kind in ("replaced", "field") and call != "update":
+        raise Malformed(f"{where}: only update() returns Sequences")
+    if kind == "field" and item["field"] not in FIELDS:
+        raise Malformed(f"{where}.field must be one of {', '.join(FIELDS)}")
+    return Kept(step, call, kind, shown(item.get("then"), f"{where}.then"), shown(item.get("now"), f"{where}.now"),
+                seq=shown(item.get("seq"), f"{where}.seq", 0), field=item.get("field"))
+
+
+def shown(value: Any, where: str, depth: int = 2) -> Any:
+    """A value shown as plain data: None, an int in range, a short str, or (to `depth` levels) a bounded list."""
+    if value is None or type(value) is int and -BIG < value < BIG:
+        return value
+    if type(value) is str and len(value) <= TEXT_MAX:
+        return clean(value)
+    if type(value) is list and depth and len(value) <= SHOWN_MAX + 1:
+        return [shown(v, where, depth - 1) for v in value]
+    raise Malformed(f"{where} must be plain data: null, an int, a short string or a short list of them")
 
 
 def sample_calls(value: Any, known: set[str], where: str, base: dict[str, int], eos_at: dict[str, set[int]],

@@ -141,6 +141,12 @@ def read_batch(batch: Any, known: dict[str, Any], noted: dict[str, str] = NOTED)
 def read_ids(items: Any, what: str, known: dict[str, Any], noted: dict[str, str] = NOTED,
              catch: type[BaseException] = BaseException) -> list[str]:
     """A queue of Sequence objects (or update()'s result), read by value, as their seq_ids."""
+    return read_seqs(items, what, known, noted, catch)[1]
+
+
+def read_seqs(items: Any, what: str, known: dict[str, Any], noted: dict[str, str] = NOTED,
+              catch: type[BaseException] = BaseException) -> tuple[list[Any], list[str]]:
+    """read_ids, with the Sequence objects themselves (a one-shot iterator is read once for both)."""
     t = _type(items)
     seqs = _list_copy(items) if t is list else read_items(items, what, _len(known) + MARGIN, QUEUE_HINT, catch)
     try:
@@ -156,7 +162,7 @@ def read_ids(items: Any, what: str, known: dict[str, Any], noted: dict[str, str]
             raise Unreadable(f"{UNREADABLE}{what}: it holds {got}; {QUEUE_HINT}")
     if t is not (deque if what == "waiting" else list):
         note(noted, what, items)
-    return ids  # type: ignore[return-value]
+    return seqs, ids  # type: ignore[return-value]
 
 
 def read_output(seq: Any, what: str, noted: dict[str, str] = NOTED) -> list[int]:

@@ -8,18 +8,20 @@ conformance.sandbox.protocol, load errors through ``load_failure``.
 from __future__ import annotations
 
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from conformance.beside import beside_workload
 from conformance.sandbox import protocol
+from conformance.sandbox.child import BESIDE
 from conformance.sandbox.isolation import Isolation
 from conformance.sandbox.memo import Memo, item_key
 from conformance.sandbox.protocol import Decoded
 from conformance.sandbox.types import Limits, LoadFailure, WorkloadResult
 from spec.trace import Workload, workload_to_json
 
-Item = tuple[Workload, dict[str, Any], int, bool]  # workload, its JSON, its step cap, fresh-dict probe or not
+Item = tuple[Workload, dict[str, Any], int, int]  # workload, its JSON, its step cap, its probe (child.PROBES; 0: none)
 LOAD_KINDS = ("exception", "refused_import", "missing_api", "syntax", "wire")
 
 
@@ -65,8 +67,9 @@ class Run:
     def key(self, index: int) -> bytes:
         """The digest of what reading workload `index`'s trace depends on besides the line (memo keys)."""
         if index not in self._keys:
-            workload, _, cap, _ = self.items[index]
-            self._keys[index] = workload_key(workload, cap, self.limits.white_box)
+            workload, _, cap, probe = self.items[index]
+            white_box = self.limits.white_box and probe != BESIDE  # the two instances of a probe run black box
+            self._keys[index] = workload_key(workload, cap, white_box) + bytes([probe])
         return self._keys[index]
 
     def capture(self, stream: str, data: bytes) -> None:
@@ -111,36 +114,44 @@ def load_failure(error: Any) -> LoadFailure:
 
 def read_trace(run: Run, index: int, message: dict[str, Any]) -> Trace:
     """Validate a trace message of workload `index` (raises protocol.Malformed)."""
-    _, data, cap, _ = run.items[index]
+    _, data, cap, probe = run.items[index]
     refused = message.get("refused")
     names = tuple(protocol.clean(r[:100]) for r in refused[:20] if type(r) is str) if type(refused) is list else ()
     workload = message.get("workload")
-    return Trace(workload if type(workload) is int else -1, names,
-                 protocol.trace(message, data, cap, run.limits.white_box))
+    decoded = protocol.trace(message, data, cap, run.limits.white_box and probe != BESIDE)
+    if "beside" in message:
+        if probe != BESIDE or type(message["beside"]) is not dict:
+            raise protocol.Malformed("trace.beside is sent only for a two-instance probe, as an object")
+        decoded = replace(decoded, beside=protocol.trace(message["beside"], beside_workload(data), cap, False))
+    return Trace(workload if type(workload) is int else -1, names, decoded)
 
 
 def judge_trace(run: Run, index: int, trace: Trace, cpu: float, wall: float, digest: bytes = b"") -> None:
-    """Turn a validated trace into the workload's result; `digest` names the bytes it was read from."""
-    _, _, cap, _ = run.items[index]
-    decoded, error = trace.decoded, trace.decoded.error
-    more = {"trace": decoded, "digest": digest}
+    """Turn a validated trace into the workload's result; `digest` names the bytes it was read from. A two-instance
+    probe's second instance gets a result of its own, in the same words, so it reads as a run alone would."""
+    decoded = trace.decoded
+    beside = None
+    if decoded.beside is not None:
+        beside = WorkloadResult(index, run.items[index][0].name, *outcome(run, index, decoded.beside),
+                                trace=decoded.beside)
+    run.finish(index, *outcome(run, index, decoded), cpu, wall, trace=decoded, digest=digest, beside=beside)
+
+
+def outcome(run: Run, index: int, decoded: Decoded) -> tuple[str, str]:
+    """The status and cause of a run that sent this trace."""
+    cap, error = run.items[index][2], decoded.error
     if decoded.stop == "done":
-        run.finish(index, "ok", "ok", cpu, wall, **more)
-    elif decoded.stop == "bound":
-        run.finish(index, "stalled", f"stalled: requests still unfinished after the step cap of {cap} steps "
-                   f"(liveness bound + {run.limits.step_margin}); the submission stopped making progress",
-                   cpu, wall, **more)
-    else:
-        assert error is not None
-        where = f"in {error['call']} at step {error['step']}"
-        if error["kind"] == "bad_result":
-            status, cause = "protocol", f"protocol: {error['message']} ({where})"
-        elif error["kind"] == "MemoryError":
-            status, cause = "memory", (f"memory: MemoryError {where}; the child may map at most "
-                                       f"{run.limits.memory_bytes >> 20} MB")
-        else:
-            status, cause = "exception", f"exception: {error['kind']} raised {where}: {error['message']}"
-        run.finish(index, status, cause, cpu, wall, **more)
+        return "ok", "ok"
+    if decoded.stop == "bound":
+        return "stalled", (f"stalled: requests still unfinished after the step cap of {cap} steps (liveness bound + "
+                           f"{run.limits.step_margin}); the submission stopped making progress")
+    assert error is not None
+    where = f"in {error['call']} at step {error['step']}"
+    if error["kind"] == "bad_result":
+        return "protocol", f"protocol: {error['message']} ({where})"
+    if error["kind"] == "MemoryError":
+        return "memory", f"memory: MemoryError {where}; the child may map at most {run.limits.memory_bytes >> 20} MB"
+    return "exception", f"exception: {error['kind']} raised {where}: {error['message']}"
 
 
 def signal_name(sig: int) -> str:

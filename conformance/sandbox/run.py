@@ -20,28 +20,30 @@ from pathlib import Path
 from typing import Any
 
 from conformance.sandbox.budget import current
+from conformance.sandbox.child import PROBES
 from conformance.sandbox.isolation import detect
 from conformance.sandbox.program import WIRE_PROCESSES, WireProgram, is_wire, read_wire_folder
 from conformance.sandbox.record import Item, Run, finish_rest
-from conformance.sandbox.spawn import MODULE, PROJECT, REFUSED
 from conformance.sandbox.types import Limits, LoadFailure, SandboxResult
 from conformance.sandbox.watch import run_child
 from spec.feasible import liveness_bound
 from spec.trace import Workload, workload_from_json, workload_to_json
 
-__all__ = ["MODULE", "PROBES", "PROJECT", "REFUSED", "prepare", "run_in_sandbox"]
-PROBES = ("mutate",)  # "mutate": the child clears every dict schedule() returns before calling update()
+__all__ = ["prepare", "run_in_sandbox"]
 SUBMISSION_MAX = 1 << 20  # bytes of a submission's module
 
 
 def prepare(workload: Workload | Mapping[str, Any], limits: Limits) -> Item:
-    """A workload, its JSON for the child, its step cap (liveness bound + margin), and whether it is a probe.
+    """A workload, its JSON for the child, its step cap (liveness bound + margin), and its probe's code.
 
-    The probe flag never goes into the workload's JSON: the child learns it from the probe channel,
-    after the submission's first schedule() of the workload returned.
+    A probe is asked for by a "probe" key in a workload's JSON ("mutate": the child clears every dict
+    schedule() returns before calling update(); "beside": a second instance with another config runs
+    beside, call by call). The code never goes into the workload's JSON: the child learns it from the
+    probe channel, after the submission's first schedule() of the workload returned.
     """
     w = workload if isinstance(workload, Workload) else workload_from_json(dict(workload))
-    probe = not isinstance(workload, Workload) and workload.get("probe") in PROBES
+    asked = None if isinstance(workload, Workload) else workload.get("probe")
+    probe = PROBES.index(asked) + 1 if asked in PROBES else 0
     return w, workload_to_json(w), liveness_bound(w.requests) + limits.step_margin, probe
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import conformance.beside
 import spec.loop
 from conformance.assemble import one_module
 from conformance.sandbox.isolation import UID_BASE, plan
@@ -29,10 +30,11 @@ REFUSED = ["spec", "impl", "conformance", "schedcheck", "tests"]
 BOOT_SOURCE = one_module([Path(__file__).with_name(part).read_text() for part in ("proctree.py", "boot.py")],
                          "The sandbox child's supervisor and worker (boot.py), with the tree walk of proctree.py.",
                          future=True)
-DRIVER_PARTS = ("readers.py", "wireshim.py", "child.py")
+DRIVER_PARTS = ("readers.py", "keep.py", "wireshim.py", "child.py")
 DRIVER_SOURCE = one_module([Path(__file__).with_name(part).read_text() for part in DRIVER_PARTS]
-                           + [Path(spec.loop.__file__).read_text()],
-                           "The sandbox child's driver: readers.py, wireshim.py, child.py and the run protocol "
+                           + [Path(conformance.beside.__file__).read_text(), Path(spec.loop.__file__).read_text()],
+                           "The sandbox child's driver: readers.py, keep.py, wireshim.py, child.py, the second "
+                           "instance of a two-instance probe (conformance/beside.py) and the run protocol "
                            "(spec/loop.py).",
                            future=True)
 MODULE = "p07_scheduler.py"

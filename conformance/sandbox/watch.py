@@ -16,7 +16,8 @@ from typing import Any
 from conformance.sandbox import protocol, record
 from conformance.sandbox.budget import current, remove_tree
 from conformance.sandbox.memo import digest
-from conformance.sandbox.procs import ProcFiles, host_pid, kill, kill_tree, strays_in, tree_sample
+from conformance.sandbox.procs import host_pid, kill, kill_tree, strays_in, tree_sample
+from conformance.sandbox.proctree import ProcFiles
 from conformance.sandbox.program import WireProgram
 from conformance.sandbox.record import Run, Trace, ended, idle_limit, judge_trace, load_failure, stopped, wall_limit
 from conformance.sandbox.spawn import PROJECT, RLIMITS, base_dir, fresh_uid, start

@@ -22,7 +22,7 @@ from typing import Any
 
 from conformance.sandbox.readers import SubmissionProtocolError
 
-WIRE_PROTOCOL = "schedcheck-wire/1"  # conformance.wire.PROTOCOL (a test keeps the two equal)
+WIRE_PROTOCOL = "schedcheck-wire/1"  # conformance.wire.connection.PROTOCOL (a test keeps the two equal)
 WIRE_LINE_MAX = 1 << 20  # bytes of one line from the program
 QUEUES = ("waiting", "running", "finished")
 ROW = ("num_computed", "num_tokens", "num_blocks")
@@ -149,7 +149,7 @@ class WireModule:
     def __init__(self, argv: list[str], cwd: str, white_box: bool) -> None:
         self.argv, self.cwd, self.white_box = argv, cwd, white_box
         self.program = self.greeted()
-        self.last = 0  # the instance of the last workload, closed when the next one starts
+        self.alive: list[int] = []  # the instances of the workload being run, closed when it has ended (release)
 
     def greeted(self) -> Program:
         program = Program(self.argv, self.cwd)
@@ -164,18 +164,25 @@ class WireModule:
         """The program's pid while it can serve the next workload (the child's sweep spares it)."""
         return [] if self.program.broken else self.program.pids()
 
+    def release(self) -> None:
+        """After a workload: close its instances (two in a two-instance probe), so the program holds none."""
+        program, alive = self.program, self.alive
+        self.alive = []
+        for instance in alive:
+            if program.broken or program.proc.poll() is not None:
+                return
+            try:
+                reply = program.ask({"op": "close", "instance": instance}, "close")
+                program.broken = reply.get("ok") is not True
+            except BaseException:  # noqa: BLE001 - whatever broke, the next workload starts a fresh program
+                program.broken = True
+
     def start(self) -> Program:
         program = self.program
-        if not program.broken and program.proc.poll() is None and self.last:
-            try:
-                reply = program.ask({"op": "close", "instance": self.last}, "close")
-                program.broken = reply.get("ok") is not True
-            except SubmissionProtocolError:
-                program.broken = True
         if program.broken or program.proc.poll() is not None:
             program.stop()
             self.program = program = self.greeted()
-        self.last = program.instances + 1
+        self.alive.append(program.instances + 1)
         return program
 
     def Scheduler(self, *, num_blocks: int, block_size: int, max_num_seqs: int, max_num_batched_tokens: int,

@@ -66,3 +66,5 @@ def unimplemented_lines(missing: list[str]) -> list[str]:
     """One line per method still to write, then what to do next."""
     lines = [f"  {name}: not implemented yet (it raises NotImplementedError)" for name in missing]
     return [*lines, "write these (the rule ids in their docstrings are in `schedcheck rules`), then check again"]
+
+MAY_IMPORT: tuple[str, ...] = ("spec", "conformance")  # the packages this one builds on (tests/test_layers.py)

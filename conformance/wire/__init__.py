@@ -21,11 +21,9 @@ from typing import Any
 
 from conformance.adapters import LoadError, SnapshotError
 from conformance.wire.connection import (
-    MAX_LINE,
     PROTOCOL,
     REPLY_SECONDS,
     SEE,
-    STDERR_KEEP,
     TIMEOUT_ENV,
     Connection,
     Message,
@@ -35,8 +33,7 @@ from conformance.wire.connection import (
 from spec.model import Config, Sample
 from spec.trace import Snapshot
 
-__all__ = ["MAX_LINE", "PROTOCOL", "REPLY_SECONDS", "SEE", "STDERR_KEEP", "TIMEOUT_ENV", "Connection", "WireError",
-           "WireFactory", "WireInstance", "WireProtocolError", "open_target"]
+__all__ = ["WireFactory", "WireInstance", "open_target"]
 
 
 def _expect(conn: Connection, reply: dict[str, Any], what: Message, ok: bool, wanted: str) -> None:
@@ -222,4 +219,4 @@ def open_target(cmd: str, reply_seconds: str | None = None) -> WireFactory:
 
 # --- the command line: `schedcheck check --wire CMD`, `schedcheck replay TRACE --wire CMD` ------------------
 
-
+MAY_IMPORT: tuple[str, ...] = ("spec", "conformance")  # the packages this one builds on (tests/test_layers.py)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from conformance.wire import REPLY_SECONDS
+from conformance.wire.connection import REPLY_SECONDS
 
 ADAPTER = "conformance.wire"
 

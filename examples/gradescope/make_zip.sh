@@ -6,7 +6,8 @@
 # At the zip's root: setup.sh, run_autograder, constraints.txt (the pinned runtime dependencies) and
 # held_out_seed (the secret seed of the held-out cases; readable by root only once installed).
 # Under schedcheck/: only what grading needs: pyproject.toml, README.md, spec/ and conformance/
-# without the catalog's mutants and the self-check's schedulers. No reference solution, no impl/,
+# without the catalog's mutants, the developer tools and the course starter (its empty Scheduler would
+# trip the check below), and without the pages. No reference solution, no impl/,
 # no tests/ and no mutants are shipped: whatever is in the image, a submission might find a way to
 # load, so the solutions are simply absent (diagnosis, which replays the mutants, is therefore off
 # in the image). As a last check, any shipped file that defines a `class Scheduler` stops the build.
@@ -33,7 +34,7 @@ trap 'exit 1' INT TERM
 mkdir "$tmp/root" "$tmp/root/schedcheck"
 # the checkout's files (tracked, or new and not ignored) that grading needs; never the solutions
 (cd "$top" && git ls-files -z --cached --others --exclude-standard -- pyproject.toml README.md spec conformance) |
-  tr '\0' '\n' | grep -v -E '^conformance/(mutants|selfcheck)/|(^|/)__pycache__/|\.pyc$' |
+  tr '\0' '\n' | grep -v -E '^conformance/(mutants|selfcheck|crosscheck|starter|docs)(/|$)|(^|/)__pycache__/|\.pyc$' |
   while IFS= read -r f; do if [ -f "$top/$f" ]; then echo "$f"; fi; done > "$tmp/files"
 (cd "$top" && tar -cf - -T "$tmp/files") | tar -xf - -C "$tmp/root/schedcheck"
 solutions=$(grep -rlE '^class Scheduler\b' "$tmp/root/schedcheck" || true)

@@ -19,6 +19,7 @@ def check_sh(repo, *args):
 def test_check_sh_passes_the_exit_code_through(tmp_path):
     repo = tmp_path / "course"
     assert main(["course-init", str(repo)]) == 0
+    (repo / "mine" / "p07_scheduler.py").unlink()  # the starter course-init wrote: now nothing to check
     missing = check_sh(repo, "p07")
     assert missing.returncode == 2 and "mine/p07_scheduler.py not found" in missing.stderr
     shutil.copy(ROOT / "impl" / "scheduler.py", repo / "mine" / "p07_scheduler.py")

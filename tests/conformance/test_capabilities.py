@@ -6,7 +6,8 @@ from conformance.capabilities import Capabilities, CapabilityError
 from conformance.suite import run
 
 SMALL_ENGINE = '''
-from conformance.adapters import Capabilities, SpecAdapter
+from conformance.adapters import SpecAdapter
+from conformance.capabilities import Capabilities
 
 class Small(SpecAdapter):
     """The spec behind an engine that keeps every prompt token in memory: it refuses prompts past 2**20."""

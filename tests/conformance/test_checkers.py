@@ -5,7 +5,8 @@ import copy
 import pytest
 
 from conformance.adapters import SpecAdapter
-from conformance.checks.checkers import differential, hygiene, invariants, liveness
+from conformance.checks.checkers import differential, hygiene, liveness
+from conformance.checks.whitebox import invariants
 from conformance.drivers import run_workload
 from spec.golden import case_named
 from spec.model import Config

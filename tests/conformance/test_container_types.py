@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters import load_target
-from conformance.checks import checkers
+from conformance.checks import checkers, whitebox
 from conformance.checks.workload import check_workload
 from conformance.grading.observe import Observations, observed_trace
 from conformance.sandbox.run import run_in_sandbox
@@ -56,7 +56,7 @@ def test_the_grader_passes_it_too_and_notes_its_type(name, missed, tmp_path):
     assert [w.status for w in result.workloads] == ["ok", "ok"], result.causes()
     observed = observed_trace(WORKLOAD, result.workloads[0])
     assert observed["white_box_error"] is None and observed["note"] is None
-    assert checkers.invariants(WORKLOAD, observed) == [] and checkers.differential(WORKLOAD, observed) == []
+    assert whitebox.invariants(WORKLOAD, observed) == [] and checkers.differential(WORKLOAD, observed) == []
     notes = Observations([WORKLOAD, WORKLOAD], result.workloads)
     assert notes.note(0) == notes.note(1) == CASES[name]  # each workload's trace carries its own notes
 

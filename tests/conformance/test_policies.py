@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import Capabilities
+from conformance.capabilities import Capabilities
 from conformance.cli import main
 from conformance.drivers import run_workload
 from conformance.suite import run
@@ -131,11 +131,12 @@ def test_a_malformed_capability_is_a_load_error_naming_it(tmp_path, capsys):
                     "class A(SpecAdapter):\n    capabilities = {'idle_schedule': False}\n"
                     "def open_target(target):\n    return A\n")
     assert main(["check", "spec", "--adapter", str(path), "--quiet"]) == 2
-    assert "A.capabilities must be a conformance.adapters.Capabilities, got dict" in capsys.readouterr().err
+    assert "A.capabilities must be a conformance.capabilities.Capabilities, got dict" in capsys.readouterr().err
 
 
 STRICT_ADAPTER = '''
-from conformance.adapters import Capabilities, SpecAdapter
+from conformance.adapters import SpecAdapter
+from conformance.capabilities import Capabilities
 
 class Strict(SpecAdapter):
     """The spec behind an engine contract that asserts it is never asked to schedule with nothing to do."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.checks import checkers
+from conformance.checks import whitebox
 from conformance.grading.collect import Entry
 from conformance.grading.judge import grade_one
 from conformance.grading.observe import Case, Observations, judge_case, observed_trace
@@ -66,7 +66,7 @@ def test_the_grader_names_a_hostile_container(name: str, tmp_path: Path) -> None
         assert got.status == "protocol" and says in got.cause, got.cause
         return
     assert observed["white_box_error"] is not None and says in observed["white_box_error"]["message"], observed
-    finding = checkers.invariants(HOSTILE_WORKLOAD, observed)
+    finding = whitebox.invariants(HOSTILE_WORKLOAD, observed)
     assert finding and finding[0].rule == "I6" and says in finding[0].message, finding
     if call == "output":  # sample_fn reads it too, and stops the run there
         assert got.status == "protocol" and "cannot read sample_fn('a1'): seq.output" in got.cause, got.cause
@@ -80,6 +80,6 @@ def test_the_grader_fails_a_stored_one_shot_generator_on_behaviour(tmp_path: Pat
     assert got.status == "ok" and got.trace is not None, got.cause
     observed = observed_trace(QUEUED, got)
     assert observed["white_box_error"] is None  # it was read: empty
-    finding = checkers.invariants(QUEUED, observed)
+    finding = whitebox.invariants(QUEUED, observed)
     assert finding and "q2 disappeared from every queue" in finding[0].message, finding
     assert got.trace.notes == ("waiting is a generator; docs/api.md says deque",)

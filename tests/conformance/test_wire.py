@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters import LoadError, load_target
-from conformance.checks.workload import check_workload
+from conformance.checks.workload import check_workload, probe_white_box
 from conformance.cli import main
 from conformance.profiles import Profile
-from conformance.suite import _probe_white_box, run
+from conformance.suite import run
 from conformance.wire import WireFactory, open_target
 from conformance.workloads.corpus import families_except
 from spec.golden import case_named
@@ -199,7 +199,7 @@ def test_a_program_that_does_not_say_hello_properly_is_a_load_error(hostile, mod
 
 def test_snapshots_false_is_a_note_and_a_malformed_snapshot_an_invariants_finding(hostile):
     with WireFactory(hostile("blind")) as factory:
-        assert _probe_white_box(factory) == ('white-box checks skipped: the wire program announced "snapshot": '
+        assert probe_white_box(factory) == ('white-box checks skipped: the wire program announced "snapshot": '
                                              'false in its hello')
         assert all(f is None for f in check_workload(case_named("example2").workload, factory).values())
     with WireFactory(hostile("badsnap")) as factory:
@@ -257,8 +257,8 @@ def test_the_wire_timeout_travels_as_an_adapter_option_not_through_the_environme
     import argparse
 
     from conformance.adapters import LoadError, adapter_options
-    from conformance.wire import TIMEOUT_ENV
     from conformance.wire.cli import target_from_args
+    from conformance.wire.connection import TIMEOUT_ENV
 
     monkeypatch.delenv(TIMEOUT_ENV, raising=False)
     args = argparse.Namespace(wire="node x.js", path=None, adapter=None, wire_timeout=0.5)

@@ -46,10 +46,10 @@ def memos() -> Iterator[None]:
 def subset() -> tuple[tuple, tuple]:  # type: ignore[type-arg]
     cases, runs = corpus_cases(corpus_id())
     keep = cases[:CASES]
-    used = sorted({i for k, c in enumerate(keep) for i in (k, c.twin, c.mutated) if i is not None})
+    used = sorted({i for k, c in enumerate(keep) for i in (k, c.twin, c.mutated, c.paired, c.alone) if i is not None})
     where = {old: new for new, old in enumerate(used)}
-    moved = tuple(dataclasses.replace(c, twin=None if c.twin is None else where[c.twin],
-                                      mutated=None if c.mutated is None else where[c.mutated]) for c in keep)
+    moved = tuple(dataclasses.replace(c, **{f: None if getattr(c, f) is None else where[getattr(c, f)]
+                                            for f in ("twin", "mutated", "paired", "alone")}) for c in keep)
     return moved, tuple(runs[i] for i in used)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.checks import checkers
+from conformance.checks import checkers, whitebox
 from conformance.grading.observe import observed_trace
 from conformance.sandbox.isolation import works
 from conformance.sandbox.run import run_in_sandbox
@@ -176,7 +176,7 @@ def test_lying_output_lists_are_read_by_their_real_items(tmp_path: Path) -> None
         assert got.trace.notes == ("output is a LyingList (a list subclass, read by its list items); docs/api.md "
                                    "says list",)
         observed = observed_trace(workload, got)
-        found = checkers.invariants(workload, observed)
+        found = whitebox.invariants(workload, observed)
         assert found and found[0].rule == "I4" and "tokens were lost" in found[0].message, found
         assert "[0" in str(checkers.differential(workload, observed)[0].actual)  # the zeros it really holds
 

@@ -265,10 +265,10 @@ def test_collect_takes_wire_folders_and_refuses_links_inside_them(tmp_path: Path
 
 
 def test_the_childs_wire_protocol_is_the_suites() -> None:
-    from conformance import wire
     from conformance.sandbox import wireshim
+    from conformance.wire import connection
 
-    assert wireshim.WIRE_PROTOCOL == wire.PROTOCOL
+    assert wireshim.WIRE_PROTOCOL == connection.PROTOCOL
 
 
 def test_a_correct_wire_program_gets_the_grade_of_the_reference(tmp_path: Path) -> None:

@@ -1,0 +1,111 @@
+"""`check` and `grade` agree: a scheduler that `check` fails does not get full marks, with the same rule.
+
+Two bugs of what outlives a call, each a small edit of impl/scheduler.py, that grading used to miss
+(both scored 100 while `check` failed them):
+
+- schedule() hands out one of three dicts in turn, refilled at each call: a caller that keeps a batch
+  sees it change three calls later (H.retained; the sandbox child now keeps every returned value and
+  reads it again at the end of the run, as `check`'s adapter does);
+- every instance shares one waiting queue, a module global: alone each runs right, but two instances
+  run call by call take each other's requests (H.instances; grading now runs, on every tenth case, two
+  instances with different configs call by call, beside the second one alone).
+
+impl itself still passes `check` and gets 100.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.checks.checkers import Finding
+from conformance.grading.collect import Entry
+from conformance.grading.judge import grade_one
+from conformance.grading.observe import Case, Observations
+from conformance.grading.outputs import Grade
+from conformance.grading.rubric import load_rubric
+from conformance.suite import run
+
+IMPL = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
+EDITS = {
+    "dict_pool": [  # three dicts, cycled: the batch a caller kept is refilled three calls later
+        ("        self._batch: dict[str, int] | None = None\n",
+         "        self._batch: dict[str, int] | None = None\n        self._pool: list[dict[str, int]] = [{}, {}, {}]\n"
+         "        self._turn = 0\n"),
+        ("        return batch.copy()\n",
+         "        out = self._pool[self._turn % 3]\n        self._turn += 1\n        out.clear()\n"
+         "        out.update(batch)\n        return out\n"),
+    ],
+    "global_waiting": [  # one waiting queue for every instance: harmless alone, wrong beside another instance
+        ("class Scheduler:\n", "_WAITING: deque[Sequence] = deque()\n\n\nclass Scheduler:\n"),
+        ("        self.waiting: deque[Sequence] = deque()  # head first\n",
+         "        self.waiting: deque[Sequence] = _WAITING  # head first\n"),
+    ],
+}
+RULES = {"dict_pool": ("H.retained", "H.aliased"), "global_waiting": ("H.instances",)}  # a refilled dict that
+# holds what it held three calls before has not changed: it is only the same object (H.aliased)
+
+
+def submission(tmp_path: Path, name: str) -> Path:
+    """impl/scheduler.py with the edits of `name`, each applied exactly once."""
+    text = IMPL.read_text()
+    for old, new in EDITS[name]:
+        assert text.count(old) == 1, f"impl/scheduler.py changed: {old!r} is not there once"
+        text = text.replace(old, new)
+    path = tmp_path / name / "p07_scheduler.py"
+    path.parent.mkdir()
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def verdicts(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, Finding | None]]]:
+    """Every case's verdicts of the grades made in the test, as grade_one judges them."""
+    seen: list[dict[str, Finding | None]] = []
+    judge = Observations.judge
+
+    def keeping(self: Observations, case: Case, index: int) -> dict[str, Finding | None]:
+        seen.append(judge(self, case, index))
+        return seen[-1]
+    monkeypatch.setattr(Observations, "judge", keeping)
+    yield seen
+
+
+def grade(path: Path) -> Grade:
+    return grade_one(Entry(path.parent.name, path, path), dataclasses.replace(load_rubric(), explore=False))
+
+
+def lost(g: Grade) -> list[tuple[str, float, str]]:
+    return [(i.item.id, i.score, i.output[:300]) for i in g.items if i.score != i.item.points]
+
+
+def hygiene_rules(seen: list[dict[str, Any]]) -> set[str]:
+    return {v["hygiene"].rule for v in seen if v.get("hygiene") is not None}
+
+
+@pytest.mark.parametrize("name", sorted(EDITS))
+def test_check_fails_it_and_grade_takes_points_for_the_same_rule(tmp_path: Path, name: str,
+                                                                  verdicts: list[dict[str, Any]]) -> None:
+    path = submission(tmp_path, name)
+    report = run(str(path), "quick", diagnose=False)
+    found = report.checks["hygiene"].counterexample
+    assert report.verdict == "FAIL" and found is not None and found.finding.rule in RULES[name], report.verdict
+    rule = found.finding.rule
+    g = grade(path)
+    assert g.score < 100, "grade gave full marks to a scheduler that check fails"
+    assert rule in hygiene_rules(verdicts) <= set(RULES[name]), hygiene_rules(verdicts)
+    [item] = [i for i in g.items if i.score < i.item.points]
+    shown = item.output.replace("\\", "")
+    assert item.item.id == "differential" and any(f"hygiene {r}" in shown for r in RULES[name]), lost(g)
+
+
+def test_impl_passes_check_and_gets_full_marks(verdicts: list[dict[str, Any]]) -> None:
+    assert run(str(IMPL), "quick", diagnose=False).verdict == "PASS"
+    g = grade(IMPL)
+    assert g.score == 100, lost(g)
+    assert hygiene_rules(verdicts) == set()
+    assert sum(1 for v in verdicts if "stateful" in v) > 0, "the state machine's runs were graded"
