@@ -10,6 +10,7 @@ the shrinker and the reports handle like any other.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -154,6 +155,10 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
     return Lockstep
 
 
+# Older Hypothesis releases leave run_state_machine_as_test unannotated; a typed name serves every release.
+hypothesis_run: Callable[..., None] = run_state_machine_as_test
+
+
 def run_machine(factory: Factory, examples: int, steps: int, white_box: bool = True,
                 policy: str = DEFAULT_POLICY, ran: list[tuple[Workload, int]] | None = None) -> Workload | None:
     """Run the lockstep machine under `policy`; return the workload of the first failing run, or None. With
@@ -167,7 +172,7 @@ def run_machine(factory: Factory, examples: int, steps: int, white_box: bool = T
     # A failing run's workload is in `found` and the suite shrinks it; only the submission's divergence (and
     # Hypothesis's report that the submission is nondeterministic) is expected here, anything else is the suite's.
     with contextlib.suppress(Divergence, Flaky):
-        run_state_machine_as_test(machine, settings=config)  # type: ignore[no-untyped-call]
+        hypothesis_run(machine, settings=config)
     return found[0] if found else None
 
 
