@@ -5,11 +5,16 @@ base's stages first (same sources, same seeds, same order), then its own. So
 whatever ``quick`` finds, ``default`` finds, and whatever ``default`` finds,
 ``thorough`` finds (``Profile.stages`` is the only place the order is decided).
 
-| profile  | base    | own stages: exhaustive scope, edge-biased, scale, machine runs x steps |
-|----------|---------|-------------------------------------------------------------------------|
-| quick    | -       | none, 60 (Hypothesis's fixed seed), 0, 15 x 20                          |
-| default  | quick   | SMALL (1,808 workloads), 240 (seed 2), 12 (seed 2), 45 x 30             |
-| thorough | default | BUILD (25,885 workloads), 2,500 (seed 3), 40 (seed 3), 600 x 50         |
+| profile  | base    | own stages: exhaustive scope, edge-biased, scale, reach tier, machine runs x steps |
+|----------|---------|-------------------------------------------------------------------------------------|
+| quick    | -       | none, 60 (Hypothesis's fixed seed), 0, quick, 15 x 20                               |
+| default  | quick   | SMALL (1,808 workloads), 240 (seed 2), 12 (seed 2), default, 45 x 30                |
+| thorough | default | BUILD (25,885 workloads), 2,500 (seed 3), 40 (seed 3), thorough, 600 x 50           |
+
+The reach tiers (conformance/workloads/reach.py) reach the values of the dimension table
+(conformance/workloads/dimensions.py): quick's every value whose run is cheap, default's the
+largest (crowds past 2**8 + 1, numbers past 2**32, 1,025 instances at once), thorough's the runs
+that cost seconds each (10**4 steps, 2**11 + 1 preemptions of one sequence).
 
 Golden cases and the whole frozen corpus (scale families included) run first in
 every profile.
@@ -21,7 +26,7 @@ from dataclasses import dataclass
 
 from conformance.workloads.exhaustive import BUILD, SMALL, Scope
 
-SOURCES = ("exhaustive", "edge", "scale", "machine")
+SOURCES = ("exhaustive", "edge", "scale", "reach", "machine")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,11 +38,14 @@ class Stage:
     steps: int = 0  # rules per machine run
     scope: Scope | None = None  # the bounded-exhaustive scope (exhaustive)
     seed: int | None = None  # Hypothesis seed; None: derandomized (the machine always is: its runs differ by size)
+    tier: str | None = None  # the reach tier (reach): conformance/workloads/reach.py TIERS
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"source": self.source}
         if self.source == "exhaustive":
             out["scope"] = None if self.scope is None else self.scope.to_json()
+        elif self.source == "reach":
+            out["tier"] = self.tier
         else:
             out["examples"] = self.examples
             out["seed"] = self.seed
@@ -56,6 +64,7 @@ class Profile:
     scale_examples: int = 0  # Hypothesis examples drawn from scale_workloads() (big, slow: few)
     base: Profile | None = None  # run this profile's stages first, unchanged
     seed: int | None = None  # seed of this profile's own Hypothesis stages; None: derandomized
+    reach: str | None = None  # the reach tier this profile adds (its base's tiers run first)
 
     def own_stages(self) -> tuple[Stage, ...]:
         """This profile's stages after its base's, cheapest source first; empty sources are left out."""
@@ -66,6 +75,8 @@ class Profile:
             stages.append(Stage("edge", self.edge_examples, seed=self.seed))
         if self.scale_examples:
             stages.append(Stage("scale", self.scale_examples, seed=self.seed))
+        if self.reach is not None:
+            stages.append(Stage("reach", tier=self.reach))
         if self.machine_examples:
             stages.append(Stage("machine", self.machine_examples, self.machine_steps))  # its own fixed seed
         return tuple(stages)
@@ -79,7 +90,7 @@ class Profile:
                 "stages": [s.to_json() for s in self.stages()]}
 
 
-QUICK = Profile("quick", None, 60, 15, 20)
-DEFAULT = Profile("default", SMALL, 240, 45, 30, scale_examples=12, base=QUICK, seed=2)
-THOROUGH = Profile("thorough", BUILD, 2500, 600, 50, scale_examples=40, base=DEFAULT, seed=3)
+QUICK = Profile("quick", None, 60, 15, 20, reach="quick")
+DEFAULT = Profile("default", SMALL, 240, 45, 30, scale_examples=12, base=QUICK, seed=2, reach="default")
+THOROUGH = Profile("thorough", BUILD, 2500, 600, 50, scale_examples=40, base=DEFAULT, seed=3, reach="thorough")
 PROFILES = {"quick": QUICK, "default": DEFAULT, "thorough": THOROUGH}

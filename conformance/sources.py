@@ -1,29 +1,37 @@
 """The generated sources of workloads that a profile's stages name, and the state of one run.
 
-A workload stage is an exhaustive small scope or edge-biased or seeded Hypothesis examples
-(conformance/profiles.py); the token-value cases run last in every profile. Each generated
-workload is checked only for the checks still without a counterexample (``Run.open_checks``).
+A workload stage (conformance/profiles.py) is an exhaustive small scope, edge-biased or seeded
+Hypothesis examples, or a reach tier (conformance/workloads/reach.py: workloads aimed at the
+values of the dimension table, and groups of schedulers alive at once); the token-value cases
+run last in every profile. ``stage_cases`` lists a stage's workloads without running them, for
+the dimension table's measurements. Each generated workload is checked only for the checks
+still without a counterexample (``Run.open_checks``).
 conformance/suite.py runs the golden cases, the corpus and the lockstep machine, then shrinks.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from conformance.adapters import Factory
 from conformance.capabilities import DEFAULT_CAPABILITIES, Capabilities
-from conformance.checks.checkers import Finding
+from conformance.checks.checkers import CHECKS, Finding
+from conformance.checks.history import interleave
+from conformance.checks.probes import first_difference
 from conformance.checks.workload import WORKLOAD_CHECKS, check_workload
+from conformance.drivers import run_workload
 from conformance.limits import HangLedger
 from conformance.profiles import Stage
 from conformance.reports.report import CheckResult
 from conformance.workloads.exhaustive import small_scope
-from conformance.workloads.generators import edge_workloads, scale_workloads
+from conformance.workloads.generators import ample_num_blocks, edge_workloads, scale_workloads
+from conformance.workloads.reach import Case, cases
 from conformance.workloads.sentinels import sentinel_workloads
 from spec.model import DEFAULT_POLICY
 from spec.trace import Workload, with_policy
@@ -79,6 +87,17 @@ def run_stage(r: Run, stage: Stage, tick: Progress) -> None:
             _edge(r, stage.examples, tick)
         else:
             _seeded(r, stage, strategy, source, tick)
+    elif stage.source == "reach" and stage.tier is not None:
+        reach = cases(stage.tier)
+        for i, case in enumerate(reach):
+            if not r.open_checks():
+                break
+            if case.group:
+                _check_group(r, case)
+            else:
+                _check_reached(r, case.workloads[0], f"reach/{case.name}")
+            if i % 50 == 0:
+                tick("reach", i, len(reach))
 
 
 def run_token_values(r: Run) -> None:
@@ -108,6 +127,95 @@ def _check_generated(r: Run, w: Workload, source: str) -> None:
     found = check_workload(w, r.factory, r.white_box, only=open_checks)
     for check, finding in found.items():
         r.record(check, w, finding, source)
+
+
+def _check_reached(r: Run, w: Workload, source: str) -> None:
+    """A reach workload, checked as a generated one, except that the equivalence check is left out where
+    the workload's cache is the ample one it compares with: its two runs would be one run made twice (a
+    crowd's), and a submission that already fails runs a crowd of 2,049 to its liveness bound for nothing."""
+    w = with_policy(w, r.policy)
+    same = ample_num_blocks(w) == w.config.num_blocks
+    open_checks = tuple(c for c in r.open_checks() if not (same and c == "equivalence"))
+    if not open_checks:
+        return
+    if not r.capabilities.holds(w):
+        r.left_out += 1
+        return
+    for check, finding in check_workload(w, r.factory, r.white_box, only=open_checks).items():
+        r.record(check, w, finding, source)
+
+
+def _check_group(r: Run, case: Case) -> None:
+    """Schedulers alive at once, each with its own config, stepped call by call: each must do what it does
+    alone (H.instances), so a table of instances or a class attribute shows even past the second instance."""
+    if "hygiene" not in r.open_checks():
+        return
+    lanes = [with_policy(w, r.policy) for w in case.workloads]
+    if not all(r.capabilities.holds(w) for w in lanes):
+        r.left_out += len(lanes)
+        return
+    finding, lane = group_finding(lanes, r.factory)
+    r.record("hygiene", lane, finding, f"reach/{case.name}")
+
+
+def group_finding(lanes: list[Workload], factory: Factory) -> tuple[Finding | None, Workload]:
+    """The first lane of a group whose calls differ from its run alone, with its finding (else the first lane).
+
+    Each distinct lane runs alone once. A group with a lane the submission does not finish alone is
+    skipped (that is the other checks' finding), as is one that runs out of time (inconclusive).
+    """
+    alone: dict[Workload, dict[str, Any]] = {}
+    for w in lanes:
+        if w not in alone:
+            alone[w] = run_workload(w, factory, white_box=False)
+    if any(o["stop"] != "done" for o in alone.values()):
+        return None, lanes[0]
+    cap = 4 * max(len(o["steps"]) for o in alone.values()) + 16
+    together = interleave(lanes, factory, cap)
+    if any(o["error"] is not None and o["error"]["kind"] == "CallTimeout" for o in together):
+        return None, lanes[0]
+    for i, (w, observed) in enumerate(zip(lanes, together, strict=True)):
+        diff = first_difference(alone[w], observed)
+        if diff is not None:
+            step, call, want, got = diff
+            c = w.config
+            return Finding("hygiene", "H.instances", step, call,
+                           f"step {step}: with {len(lanes)} schedulers alive at once, each with its own config, "
+                           f"number {i + 1} (num_blocks={c.num_blocks}, block_size={c.block_size}, max_num_seqs="
+                           f"{c.max_num_seqs}, max_num_batched_tokens={c.max_num_batched_tokens}) changed its "
+                           f"{call}() (from {want} to {got}) against a run alone; keep all state in instance "
+                           "fields, not class attributes, module globals or tables sized for fewer instances",
+                           want, got), w
+    return None, lanes[0]
+
+
+@dataclass(frozen=True)
+class _Drawn(Capabilities):
+    """Capabilities that hold no workload, and keep each one offered: a stage's draws, without a run."""
+
+    offered: list[Workload] = field(default_factory=list)
+
+    def holds(self, workload: Workload) -> bool:
+        self.offered.append(workload)
+        return False
+
+
+def _never(config: object, sample: object) -> Any:
+    raise AssertionError("stage_cases runs no submission")
+
+
+def stage_cases(stage: Stage) -> Iterator[Case]:
+    """The cases one stage runs, in its order, without running a submission: the same enumeration, and for
+    Hypothesis stages the same draws (the stage runs with capabilities that hold nothing and keep each)."""
+    if stage.source == "exhaustive" and stage.scope is not None:
+        yield from (Case(f"exhaustive/{i}", (w,)) for i, w in enumerate(small_scope(stage.scope)))
+    elif stage.source in ("edge", "scale"):
+        drawn = _Drawn()
+        run_stage(Run(_never, False, {c: CheckResult() for c in CHECKS}, capabilities=drawn), stage,
+                  lambda source, done, total: None)
+        yield from (Case(f"{stage.source}/{i}", (w,)) for i, w in enumerate(drawn.offered))
+    elif stage.source == "reach" and stage.tier is not None:
+        yield from (Case(f"reach/{case.name}", case.workloads) for case in cases(stage.tier))
 
 
 def _edge(r: Run, examples: int, tick: Progress) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 from conformance.sandbox.readers import SubmissionProtocolError
 
 WIRE_PROTOCOL = "schedcheck-wire/1"  # conformance.wire.connection.PROTOCOL (a test keeps the two equal)
-WIRE_LINE_MAX = 1 << 20  # bytes of one line from the program
+WIRE_LINE_MAX = 1 << 24  # bytes of one line from the program (conformance.wire.connection.MAX_LINE)
 QUEUES = ("waiting", "running", "finished")
 ROW = ("num_computed", "num_tokens", "num_blocks")
 

@@ -25,7 +25,9 @@ from conformance.limits import count_hang
 PROTOCOL = "schedcheck-wire/1"
 REPLY_SECONDS = 10.0  # default time the program has for each reply (an update's whole sample exchange included)
 TIMEOUT_ENV = "SCHEDCHECK_WIRE_TIMEOUT"  # overrides REPLY_SECONDS; `schedcheck check --wire-timeout` sets it
-MAX_LINE = 1 << 20  # bytes in one line from the program; a longer one is a flood
+# Bytes in one line from the program; a longer one is a flood. The largest honest line is a snapshot of the
+# reach stage's long-id workload: nine ids of up to 2^16 + 2 characters, each in a queue and as a row's key (~1.2 MB).
+MAX_LINE = 1 << 24
 STDERR_KEEP = 4096  # bytes of the program's stderr kept for error messages
 SEE = "see docs/wire-protocol.md"
 Message = dict[str, Any]  # one JSON object on one line

@@ -142,7 +142,7 @@ HOSTILE = textwrap.dedent("""
                     ok.send(dict(batch=dict(a1=1)))
                     continue
                 if mode == "huge":
-                    sys.stdout.write("x" * (3 << 20))
+                    sys.stdout.write("x" * (17 << 20))
                     sys.stdout.flush()
                     time.sleep(60)
                 if mode == "error":
@@ -172,7 +172,7 @@ def hygiene_message(factory) -> str:
     ("crash", "exited with code 7; its stderr ends: 'Traceback: IndexError: pop from empty list'"),
     ("segv", "the program closed its stdout before replying; the program was killed by signal 11"),
     ("shape", 'expected {"batch": [[seq_id, n], ...]}'),
-    ("huge", "a line longer than 1048576 bytes"),
+    ("huge", "a line longer than 16777216 bytes"),
     ("error", "WireError: RuntimeError: the batch planner gave up"),
 ])
 def test_a_hostile_program_is_a_clear_finding_at_the_step_it_misbehaves(hostile, mode, says):

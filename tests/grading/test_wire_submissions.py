@@ -269,6 +269,7 @@ def test_the_childs_wire_protocol_is_the_suites() -> None:
     from conformance.wire import connection
 
     assert wireshim.WIRE_PROTOCOL == connection.PROTOCOL
+    assert wireshim.WIRE_LINE_MAX == connection.MAX_LINE
 
 
 def test_a_correct_wire_program_gets_the_grade_of_the_reference(tmp_path: Path) -> None:

@@ -217,10 +217,268 @@ UNSEEN: dict[str, Planted] = {
              '                self._done.append(slot)\n'
              '                self._free_slots.append(slot)\n'),
     )),
+    # max_num_seqs capped at 256, the largest CUDA-graph batch
+    'impl_seqs_cap_256': Planted('impl/scheduler.py', (
+        Edit('        self.max_num_seqs = max_num_seqs  # limit on len(running), checked at admission\n',
+             '        # the largest batch a CUDA graph is captured for: running more would fall off the graph\n'
+             '        self.max_num_seqs = min(max_num_seqs, 256)  # limit on len(running), checked at admission\n'),
+    )),
+    # sequences found through a table of 1024 slots indexed by crc32(seq_id), no collision handling
+    'impl_crc32_slots': Planted('impl/scheduler.py', (
+        Edit('import enum\n',
+             'import enum\n'
+             'import zlib\n'),
+        Edit('        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n',
+             '        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n'
+             '        self._slots: list[Sequence | None] = [None] * 1024  # seq_id -> sequence, O(1) in update()\n'),
+        Edit('        self._seq_ids.add(seq_id)\n',
+             '        self._seq_ids.add(seq_id)\n'
+             '        self._slots[zlib.crc32(seq_id.encode()) % 1024] = seq\n'),
+        Edit('            for seq, n in zip(running, batch.values(), strict=False):\n',
+             '            for seq_id, n in batch.items():\n'
+             '                seq = self._slots[zlib.crc32(seq_id.encode()) % 1024]\n'
+             '                assert seq is not None\n'),
+    )),
+    # the step loop is a generator that re-enters itself with yield from: one frame deeper per step
+    'impl_recursive_steps': Planted('impl/scheduler.py', (
+        Edit('        self._batch: dict[str, int] | None = None\n',
+             '        self._batch: dict[str, int] | None = None\n'
+             '        self._stepper: Iterator[dict[str, int]] | None = None\n'),
+        Edit('from collections.abc import Callable\n',
+             'from collections.abc import Callable, Iterator\n'),
+        Edit('    def schedule(self) -> dict[str, int]:\n',
+             '    def schedule(self) -> dict[str, int]:\n'
+             '        """The next step of the engine loop."""\n'
+             '        if self._stepper is None:\n'
+             '            self._stepper = self._steps()\n'
+             '        return next(self._stepper)\n'
+             '\n'
+             '    def _steps(self) -> Iterator[dict[str, int]]:\n'
+             '        """The engine loop: one step, then the rest of the loop."""\n'
+             '        yield self._schedule_once()\n'
+             '        yield from self._steps()\n'
+             '\n'
+             '    def _schedule_once(self) -> dict[str, int]:\n'),
+    )),
+    # block ids kept in uint16 block tables, as a CUDA kernel's block table
+    'impl_block_ids_uint16': Planted('impl/scheduler.py', (
+        Edit('import enum\n',
+             'import enum\n'
+             'from array import array\n'),
+        Edit('        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n',
+             '        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n'
+             '        self._tables: dict[str, array[int]] = {}  # seq_id -> block ids, uint16 like the kernel\n'
+             '        self._free_ids: list[int] = []  # returned block ids\n'
+             '        self._next_id = 0  # block ids never handed out start here\n'),
+        Edit('                if used + need <= total:\n'
+             '                    used += need\n'
+             '                    seq.num_blocks += need\n',
+             '                if used + need <= total:\n'
+             '                    used += need\n'
+             '                    seq.num_blocks += need\n'
+             '                    self._take(seq, need)\n'),
+        Edit('                    used += need\n'
+             '                    head.num_blocks = held + need\n',
+             '                    used += need\n'
+             '                    head.num_blocks = held + need\n'
+             '                    self._take(head, need)\n'),
+        Edit('            victim.num_blocks = 0\n',
+             '            victim.num_blocks = 0\n'
+             '            self._give_back(victim)\n'),
+        Edit('        seq.num_blocks += need\n'
+             '        return used + need\n',
+             '        seq.num_blocks += need\n'
+             '        self._take(seq, need)\n'
+             '        return used + need\n'),
+        Edit('                        seq.num_blocks = 0\n',
+             '                        seq.num_blocks = 0\n'
+             '                        self._give_back(seq)\n'),
+        Edit('    def update(self) -> list[Sequence]:\n',
+             '    def _take(self, seq: Sequence, need: int) -> None:\n'
+             '        """Hand `need` block ids to seq: returned ones first, then new ones."""\n'
+             '        table = self._tables.setdefault(seq.seq_id, array("H"))\n'
+             '        for _ in range(need):\n'
+             '            if self._free_ids:\n'
+             '                table.append(self._free_ids.pop())\n'
+             '            else:\n'
+             '                table.append(self._next_id)\n'
+             '                self._next_id += 1\n'
+             '\n'
+             '    def _give_back(self, seq: Sequence) -> None:\n'
+             '        self._free_ids.extend(self._tables.pop(seq.seq_id, ()))\n'
+             '\n'
+             '    def update(self) -> list[Sequence]:\n'),
+    )),
+    # preemptions counted per sequence in a bytearray
+    'impl_preempt_bytes': Planted('impl/scheduler.py', (
+        Edit('        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n',
+             '        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n'
+             '        self._row: dict[str, int] = {}  # seq_id -> its row in the per-sequence statistics\n'
+             '        self._preempted = bytearray()  # per row: times preempted (for the starvation report)\n'),
+        Edit('        self._seq_ids.add(seq_id)\n',
+             '        self._seq_ids.add(seq_id)\n'
+             '        self._row[seq_id] = len(self._preempted)\n'
+             '        self._preempted.append(0)\n'),
+        Edit('            self.num_preemptions += 1\n',
+             '            self.num_preemptions += 1\n'
+             '            self._preempted[self._row[victim.seq_id]] += 1\n'),
+    )),
+    # a second Scheduler takes one of 256 request-id arenas allocated once per process
+    'impl_instance_arenas': Planted('impl/scheduler.py', (
+        Edit('class Scheduler:\n'
+             '    """Continuous batching with chunked prefill and recompute preemption under three budgets."""\n',
+             'class Scheduler:\n'
+             '    """Continuous batching with chunked prefill and recompute preemption under three budgets."""\n'
+             '\n'
+             '    _arenas: list[set[str]] = [set() for _ in range(256)]  # request-id sets, made once per process\n'
+             '    _created = 0\n'),
+        Edit('        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n',
+             '        Scheduler._created += 1\n'
+             '        self._seq_ids = Scheduler._arenas[Scheduler._created % 256]  # == ids in the three queues\n'
+             '        self._seq_ids.clear()\n'),
+    )),
+    # a process-wide registry of request ids keyed by id(self), never cleaned
+    'impl_registry_by_id': Planted('impl/scheduler.py', (
+        Edit('class SequenceStatus(enum.Enum):\n',
+             '_REGISTRY: dict[int, set[str]] = {}  # engine -> the request ids it holds, for the metrics endpoint\n'
+             '\n'
+             '\n'
+             'class SequenceStatus(enum.Enum):\n'),
+        Edit('        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n',
+             '        self._seq_ids = _REGISTRY.setdefault(id(self), set())  # == ids of the queued sequences\n'),
+    )),
+    # seq ids kept in a 64-character field
+    'impl_ids_truncated_64': Planted('impl/scheduler.py', (
+        Edit('        if seq_id in self._seq_ids:\n',
+             '        if seq_id[:64] in self._seq_ids:  # ids are stored in a char[64] field of the request table\n'),
+        Edit('        self._seq_ids.add(seq_id)\n',
+             '        self._seq_ids.add(seq_id[:64])\n'),
+    )),
+    # seq ids made ASCII for the request table
+    'impl_ids_ascii': Planted('impl/scheduler.py', (
+        Edit('        if seq_id in self._seq_ids:\n',
+             '        key = seq_id.encode("ascii", "replace")  # the request table stores ASCII ids\n'
+             '        if key in self._seq_ids:\n'),
+        Edit('        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n',
+             '        self._seq_ids: set[bytes] = set()  # == ids of every sequence in the three queues\n'),
+        Edit('        self._seq_ids.add(seq_id)\n',
+             '        self._seq_ids.add(key)\n'),
+    )),
+    # requests arriving in the same step queue by the number in their id
+    'impl_numeric_fcfs': Planted('impl/scheduler.py', (
+        Edit('        self._batch: dict[str, int] | None = None\n',
+             '        self._batch: dict[str, int] | None = None\n'
+             '        self._step = 0  # schedule() calls so far\n'
+             '        self._arrived: dict[str, int] = {}  # seq_id -> the step it arrived before\n'),
+        Edit('        self._seq_ids.add(seq_id)\n'
+             '        self.waiting.append(seq)\n',
+             '        self._seq_ids.add(seq_id)\n'
+             '        # a step\'s arrivals come from the API server in one batch: FCFS among them goes by number\n'
+             '        i = len(self.waiting)\n'
+             '        while i > 0 and self._arrived.get(self.waiting[i - 1].seq_id) == self._step \\\n'
+             '                and _number(self.waiting[i - 1].seq_id) > _number(seq_id):\n'
+             '            i -= 1\n'
+             '        self._arrived[seq_id] = self._step\n'
+             '        self.waiting.insert(i, seq)\n'),
+        Edit('        running = self.running\n'
+             '        budget = self.max_num_batched_tokens\n',
+             '        self._step += 1\n'
+             '        running = self.running\n'
+             '        budget = self.max_num_batched_tokens\n'),
+        Edit('class Scheduler:\n',
+             'def _number(seq_id: str) -> int:\n'
+             '    digits = "".join(c for c in seq_id if c.isdigit())\n'
+             '    return int(digits) if digits else 0\n'
+             '\n'
+             '\n'
+             'class Scheduler:\n'),
+    )),
+    # 16-bit request handles from FNV-1a of the seq id
+    'impl_fnv_handles': Planted('impl/scheduler.py', (
+        Edit('class Scheduler:\n',
+             'def _handle(seq_id: str) -> int:\n'
+             '    """A 16-bit request handle (all a batch descriptor holds): half the id\'s FNV-1a."""\n'
+             '    h = 0x811C9DC5\n'
+             '    for b in seq_id.encode():\n'
+             '        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF\n'
+             '    return h & 0xFFFF\n'
+             '\n'
+             '\n'
+             'class Scheduler:\n'),
+        Edit('        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n',
+             '        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n'
+             '        self._by_handle: dict[int, Sequence] = {}\n'),
+        Edit('        self._seq_ids.add(seq_id)\n',
+             '        self._seq_ids.add(seq_id)\n'
+             '        self._by_handle[_handle(seq_id)] = seq\n'),
+        Edit('            for seq, n in zip(running, batch.values(), strict=False):\n',
+             '            for seq_id, n in batch.items():\n'
+             '                seq = self._by_handle[_handle(seq_id)]\n'),
+    )),
+    # batches of more than 256 sequences reuse one pooled dict
+    'impl_batch_pool': Planted('impl/scheduler.py', (
+        Edit('        self._batch: dict[str, int] | None = None\n',
+             '        self._batch: dict[str, int] | None = None\n'
+             '        self._pool: dict[str, int] = {}  # big batches: reuse one dict instead of copying\n'),
+        Edit('        return batch.copy()\n',
+             '        if len(batch) <= 256:\n'
+             '            return batch.copy()\n'
+             '        self._pool.clear()\n'
+             '        self._pool.update(batch)\n'
+             '        return self._pool\n'),
+    )),
+    # every 1024 steps the waiting queue is rebuilt in id order
+    'impl_compaction_1024': Planted('impl/scheduler.py', (
+        Edit('        self._batch: dict[str, int] | None = None\n',
+             '        self._batch: dict[str, int] | None = None\n'
+             '        self._steps = 0\n'),
+        Edit('        running = self.running\n'
+             '        budget = self.max_num_batched_tokens\n',
+             '        self._steps += 1\n'
+             '        if self._steps % 1024 == 0:\n'
+             '            # housekeeping: compact the waiting deque, sorted by id so the logs are stable\n'
+             '            self.waiting = deque(sorted(self.waiting, key=lambda s: s.seq_id))\n'
+             '        running = self.running\n'
+             '        budget = self.max_num_batched_tokens\n'),
+    )),
+}
+
+
+# A bug whose collision needs the hash seed the CLI and the grader fix (PYTHONHASHSEED=0): under another seed
+# its ids land in other slots, so it is checked through the CLI only (tests/conformance/test_dimensions_unseen.py).
+SEED_ZERO: dict[str, Planted] = {
+    # sequences found through a table of 2**16 slots indexed by hash(seq_id), no collision handling
+    'impl_hash_slots': Planted('impl/scheduler.py', (
+        Edit('        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n',
+             '        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n'
+             '        self._slots: list[Sequence | None] = [None] * 65536  # hash(seq_id) % 65536 -> sequence\n'),
+        Edit('        self._seq_ids.add(seq_id)\n',
+             '        self._seq_ids.add(seq_id)\n'
+             '        self._slots[hash(seq_id) % 65536] = seq\n'),
+        Edit('            for seq, n in zip(running, batch.values(), strict=False):\n',
+             '            for seq_id, n in batch.items():\n'
+             '                seq = self._slots[hash(seq_id) % 65536]\n'
+             '                assert seq is not None\n'),
+    )),
+}
+
+# Bugs past the values quick reaches (docs/conformance.md, "Dimensions"): default finds them, quick cannot.
+PAST_QUICK: dict[str, Planted] = {
+    # max_num_seqs capped at 1024, the largest batch the engine captures
+    'impl_seqs_cap_1024': Planted('impl/scheduler.py', (
+        Edit('        self.max_num_seqs = max_num_seqs  # limit on len(running), checked at admission\n',
+             '        # the largest batch a CUDA graph is captured for: running more would fall off the graph\n'
+             '        self.max_num_seqs = min(max_num_seqs, 1024)  # limit on len(running), checked at admission\n'),
+    )),
+    # the waiting queue bounded at 2048 requests, as the API server's queue
+    'impl_waiting_2048': Planted('impl/scheduler.py', (
+        Edit('        self.waiting: deque[Sequence] = deque()  # head first\n',
+             '        self.waiting: deque[Sequence] = deque(maxlen=2048)  # head first; bounded as the server is\n'),
+    )),
 }
 
 
 def source(name: str) -> str:
-    """The text of unseen bug `name`: its base file with its edits applied."""
-    planted = UNSEEN[name]
+    """The text of unseen bug `name` (of UNSEEN, SEED_ZERO or PAST_QUICK): its base file with its edits applied."""
+    planted = {**UNSEEN, **SEED_ZERO, **PAST_QUICK}[name]
     return apply_edits((ROOT / planted.base).read_text(), planted.edits, f"unseen bug {name!r}")

@@ -1,0 +1,80 @@
+"""Bugs past a threshold of the dimension table (tests/conformance/unseen/planted.py, README.md there): the reach
+workloads find them.
+
+Fast: the three that once passed `--profile default` fail on the reach workload aimed at their threshold and pass
+just below it. Slow: through the CLI (which fixes PYTHONHASHSEED=0, so the hash-slot bug meets its collision),
+quick fails every new UNSEEN bug and the SEED_ZERO one, and a PAST_QUICK bug passes quick and fails default.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters import load_target
+from conformance.checks.workload import check_workload
+from conformance.workloads import reach
+from tests.conformance.unseen.planted import PAST_QUICK, SEED_ZERO, UNSEEN, source
+
+ROOT = Path(__file__).resolve().parents[2]
+REACHED = ("impl_seqs_cap_256", "impl_crc32_slots", "impl_recursive_steps", "impl_block_ids_uint16",
+           "impl_preempt_bytes", "impl_instance_arenas", "impl_registry_by_id", "impl_ids_truncated_64",
+           "impl_ids_ascii", "impl_numeric_fcfs", "impl_fnv_handles", "impl_batch_pool", "impl_compaction_1024")
+
+
+def planted(name: str, tmp_path: Path) -> Path:
+    path = tmp_path / f"{name}.py"
+    path.write_text(source(name))
+    return path
+
+
+def findings(workload, path: Path) -> dict:
+    return {k: f for k, f in check_workload(workload, load_target(str(path))).items() if f is not None}
+
+
+def test_every_bug_aimed_at_the_table_is_registered():
+    assert set(REACHED) <= set(UNSEEN) and not (set(PAST_QUICK) | set(SEED_ZERO)) & set(UNSEEN)
+    readme = (Path(__file__).parent / "unseen" / "README.md").read_text()
+    assert all(f"| `{name}` |" in readme for name in (*PAST_QUICK, *SEED_ZERO))
+
+
+def test_max_num_seqs_capped_at_256_fails_the_crowd_past_it(tmp_path):
+    path = planted("impl_seqs_cap_256", tmp_path)
+    assert not findings(reach.crowd(256, 257), path)
+    assert findings(reach.crowd(257, 258), path)["differential"].rule == "P2"
+
+
+def test_a_crc32_slot_table_fails_on_ids_sharing_its_slot(tmp_path):
+    path = planted("impl_crc32_slots", tmp_path)
+    assert not findings(reach.order_workloads()[0], path)
+    assert "differential" in findings(reach.collision_workload("crc32"), path)
+
+
+def test_a_step_loop_recursing_per_step_fails_past_the_recursion_limit(tmp_path):
+    path = planted("impl_recursive_steps", tmp_path)
+    assert not findings(reach.idle_run(sys.getrecursionlimit() // 2), path)
+    found = findings(reach.idle_run(reach.past_recursion(sys.getrecursionlimit())), path)
+    assert found["hygiene"].rule == "H.raised" and "RecursionError" in found["hygiene"].message
+
+
+def cli(path: Path, profile: str, tmp_path: Path) -> str:
+    out = tmp_path / f"{path.stem}.{profile}.json"
+    subprocess.run([sys.executable, "-m", "conformance", "check", str(path), "--profile", profile, "--quiet",
+                    "--json", str(out)], cwd=ROOT, capture_output=True, check=False)
+    return str(json.loads(out.read_text())["verdict"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", REACHED + tuple(SEED_ZERO))
+def test_quick_fails_every_bug_aimed_at_the_table(name, tmp_path):
+    assert cli(planted(name, tmp_path), "quick", tmp_path) == "FAIL"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(PAST_QUICK))
+def test_default_fails_what_quick_cannot_reach(name, tmp_path):
+    path = planted(name, tmp_path)
+    assert cli(path, "quick", tmp_path) == "PASS"
+    assert cli(path, "default", tmp_path) == "FAIL"
