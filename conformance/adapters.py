@@ -167,6 +167,20 @@ class CanonicalFactory:
     def __call__(self, config: Config, sample: Sample) -> CanonicalAdapter:
         return CanonicalAdapter(self.module, config, sample, self.notes)
 
+    def apart(self) -> CanonicalFactory:
+        """A factory over a fresh copy of the module, for runs of instances side by side: what they leave in
+        the module's globals (a shared queue, a class attribute) stays in that copy, so no run judged on its
+        own comes after it, as the sandbox child runs such probes last. A module with no file is shared."""
+        path = getattr(self.module, "__file__", None)
+        if not isinstance(path, str) or not path.endswith(".py"):
+            return self
+        try:
+            fresh = CanonicalFactory(load_file(Path(path), f"{self.module.__name__}_apart"))
+        except LoadError:
+            return self  # it loads only once: its probes share the module, as before
+        fresh.notes = self.notes
+        return fresh
+
 
 canonical_factory = CanonicalFactory  # a factory for CanonicalAdapter over a module
 
@@ -202,27 +216,31 @@ class SpecAdapter:
 # --- loading a target -----------------------------------------------------------------
 
 
+def load_file(path: Path, name: str) -> ModuleType:
+    """Execute the module file `path` as a new module `name` (any module of that name is replaced)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look the module up by name
+    folder = str(path.resolve().parent)
+    sys.path.insert(0, folder)  # a submission may import helpers that sit beside it
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        del sys.modules[name]
+        raise LoadError(f"importing {str(path)!r} raised {type(e).__name__}: {e}") from None
+    finally:
+        sys.path.remove(folder)
+    return module
+
+
 def load_module(target: str) -> ModuleType:
     """Import a submission from a file path (``mine/p07_scheduler.py``) or a dotted module name."""
     path = Path(target)
     if target.endswith(".py") or path.is_file():
         if not path.is_file():
             raise LoadError(f"no such file: {target!r}; pass the path of a .py file or a dotted module name")
-        name = "schedcheck_target_" + zlib.crc32(str(path.resolve()).encode()).to_bytes(4, "big").hex()
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses and pickling look the module up by name
-        folder = str(path.resolve().parent)
-        sys.path.insert(0, folder)  # a submission may import helpers that sit beside it
-        try:
-            spec.loader.exec_module(module)
-        except Exception as e:
-            del sys.modules[name]
-            raise LoadError(f"importing {target!r} raised {type(e).__name__}: {e}") from None
-        finally:
-            sys.path.remove(folder)
-        return module
+        return load_file(path, "schedcheck_target_" + zlib.crc32(str(path.resolve()).encode()).to_bytes(4, "big").hex())
     try:
         return importlib.import_module(target)
     except ImportError as e:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from conformance.adapters import Factory
 from conformance.capabilities import DEFAULT_CAPABILITIES, Capabilities
 from conformance.checks.checkers import CHECKS, Finding
-from conformance.checks.history import interleave
+from conformance.checks.history import apart, interleave
 from conformance.checks.probes import first_difference
 from conformance.checks.workload import WORKLOAD_CHECKS, check_workload
 from conformance.drivers import run_workload
@@ -171,7 +171,7 @@ def group_finding(lanes: list[Workload], factory: Factory) -> tuple[Finding | No
     if any(o["stop"] != "done" for o in alone.values()):
         return None, lanes[0]
     cap = 4 * max(len(o["steps"]) for o in alone.values()) + 16
-    together = interleave(lanes, factory, cap)
+    together = interleave(lanes, apart(factory), cap)
     if any(o["error"] is not None and o["error"]["kind"] == "CallTimeout" for o in together):
         return None, lanes[0]
     for i, (w, observed) in enumerate(zip(lanes, together, strict=True)):

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 R = TypeVar("R")
+RESAMPLE_SHIFT = 1000  # added to a token per earlier sample of its position, in a run that probes resampling: a real
+# model is not a function, so a scheduler that loses tokens and samples their positions again must not get them back
 
 
 class Steps(Generic[R]):

@@ -8,7 +8,8 @@
 - ``instances``: a second instance whose config differs in every field runs beside the
   first, interleaved call by call (same request ids); each must do what it does on a
   single instance (H.instances), judged by ``judge_instances``, which `grade` uses on the
-  sandbox's runs too. The second workload is the counterexample's "prelude".
+  sandbox's runs too. The second workload is the counterexample's "prelude". The instances run on a fresh
+  copy of the submission's module (``apart``): what they leave behind reaches no run judged alone.
 - ``prelude_json`` / ``run_prelude``: a finding that needs earlier instances in the
   process carries them in its trace, and replay runs them first in a fresh process.
 """
@@ -19,7 +20,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from conformance.adapters import CanonicalAdapter, Factory, SchedulerUnderTest
+from conformance.adapters import CanonicalAdapter, CanonicalFactory, Factory, SchedulerUnderTest
 from conformance.beside import beside_workload
 from conformance.capabilities import capabilities_of
 from conformance.checks.checkers import Finding
@@ -168,6 +169,12 @@ def interleave(workloads: list[Workload], factory: Factory, cap: int) -> list[di
     return [lane.finish() for lane in lanes]
 
 
+def apart(factory: Factory) -> Factory:
+    """The factory for instances run side by side: over a fresh copy of a submission's module, where there is one
+    (CanonicalFactory.apart), so what they leave in its globals reaches no later run."""
+    return factory.apart() if isinstance(factory, CanonicalFactory) else factory
+
+
 def instances(workload: Workload, factory: Factory, other: Workload | None = None,
               plain: dict[str, Any] | None = None) -> list[Finding]:
     """Two instances with different configs, interleaved; each must do what it does alone (H.instances).
@@ -182,6 +189,7 @@ def instances(workload: Workload, factory: Factory, other: Workload | None = Non
     if alone_a["stop"] != "done":
         return []  # already a liveness or hygiene finding; two instances would only run longer
     cap = 4 * len(alone_a["steps"]) + 16
+    factory = apart(factory)
     obs_a, obs_b = interleave([workload, other], factory, cap)
     [alone_b] = interleave([other], factory, cap)
     return judge_instances(other, alone_a, obs_a, obs_b, alone_b)

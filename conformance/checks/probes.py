@@ -14,6 +14,7 @@ from conformance.checks.checkers import Finding, blame, expected_trace
 from conformance.drivers import out_of_time, run_workload
 from conformance.workloads.generators import ample_num_blocks, with_num_blocks
 from spec.golden import GoldenCase, check_case, golden_cases
+from spec.loop import RESAMPLE_SHIFT
 from spec.model import DEFAULT_POLICY, Config, Sample
 from spec.trace import Workload, with_policy
 
@@ -90,9 +91,6 @@ def _outputs(observed: dict[str, Any]) -> dict[str, list[int]] | None:
         for seq_id, k, token in step.get("sampled", []):
             out[seq_id] = out.get(seq_id, [])[:k] + [token]
     return out
-
-
-RESAMPLE_SHIFT = 1000  # added to a token per earlier sample of the same position (a real model is not a function)
 
 
 def resampling(factory: Factory) -> Factory:

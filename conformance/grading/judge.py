@@ -86,8 +86,11 @@ def corpus_cases(corpus: str, held_out: int = 0, held_out_seed: int | None = Non
 def with_probes(index: int, case: Case, runs: list[Workload | dict[str, Any]]) -> Case:
     """Case `index` with its probe runs appended to `runs`: an ample-cache twin when it preempts (equivalence),
     and on every PROBE_EVERY-th case, as `check` on every tenth corpus vector, a run whose returned dicts the
-    caller clears (fresh-dict probe)."""
+    caller clears (fresh-dict probe). The run of a case that preempts is itself a resample probe: a position
+    sampled again gets a new token, as in the run `check` compares with the twin (conformance/checks/probes.py
+    ``equivalence``). A scheduler that samples each position once, as the rules have it, sees no difference."""
     if checkers.expected_trace(case.workload).final.num_preemptions:
+        runs[index] = {**workload_to_json(case.workload), "probe": "resample"}
         runs.append(with_num_blocks(case.workload, ample_num_blocks(case.workload)))
         case = replace(case, twin=len(runs) - 1)
     if index % PROBE_EVERY == 0:

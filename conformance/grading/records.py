@@ -43,7 +43,8 @@ def grade_to_json(g: Grade, problem: str = "") -> dict[str, object]:
         "exploration": list(g.exploration), "counterexample": g.counterexample, "replay": g.replay,
         "feedback": g.feedback,
         "items": [{"id": r.item.id, "score": r.score, "status": r.status, "output": r.output,
-                   "vectors_run": r.vectors_run, "vectors_passed": r.vectors_passed} for r in g.items],
+                   "vectors_run": r.vectors_run, "vectors_passed": r.vectors_passed,
+                   "failed_checks": list(r.failed_checks)} for r in g.items],
     }
 
 
@@ -64,7 +65,7 @@ def grade_from_json(obj: dict[str, object], rubric: Rubric) -> Grade | None:
     assert isinstance(raw, list)
     by_id = {i.id: i for i in rubric.items}
     items = tuple(ItemResult(by_id[r["id"]], float(r["score"]), r["status"], r["output"], r["vectors_run"],
-                             r["vectors_passed"]) for r in raw)
+                             r["vectors_passed"], tuple(r.get("failed_checks", ()))) for r in raw)
     replay = obj.get("replay")
     return Grade(str(obj["submission"]), rubric, items, str(obj["isolation"]),
                  tuple(obj.get("diagnosis", ())), tuple(obj.get("notes", ())),  # type: ignore[arg-type]

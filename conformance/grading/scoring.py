@@ -48,6 +48,7 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
     run = passed = held_run = held_passed = 0
     status = "passed"
     failing: list[tuple[int, Finding | None, str]] = []
+    failed_checks: set[str] = set()
     for index, (case, found, result) in enumerate(zip(cases, verdicts, results, strict=True)):
         relevant = [c for c in item.checks if c in found]
         if not in_scope(item, case) or not relevant:
@@ -57,6 +58,7 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
         held_run += held
         ended = category(result)
         bad = [found[c] for c in relevant if found[c] is not None]
+        failed_checks.update(c for c in relevant if found[c] is not None)
         if not bad and ended == "passed":
             passed += 1
             held_passed += held
@@ -79,7 +81,7 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
                                                              len(observed[t[0]]["steps"]), cases[t[0]].vector_id))
         output += "\n\n" + "\n".join(lines) + "\n\n### The smallest failing case\n\n" + \
             counterexample_md(cases[index], observed[index], finding, command)
-    return ItemResult(item, round(item.points * fraction, 2), status, output, run, passed)
+    return ItemResult(item, round(item.points * fraction, 2), status, output, run, passed, tuple(sorted(failed_checks)))
 
 
 def _fraction(rubric: Rubric, passed: int, run: int) -> float:

@@ -27,13 +27,15 @@ from conformance.sandbox.readers import (
     take_notes,
 )
 from conformance.sandbox.wireshim import load_wire
-from spec.loop import Steps
+from spec.loop import RESAMPLE_SHIFT, Steps
 
 PROTOCOL = 1
 REPORT_MAX = 2 << 20  # bytes of one workload's steps; correct runs of the corpus stay under 0.3 MB (a test checks)
-PROBES = ("mutate", "beside")  # the probes a workload may ask for ("probe" in its JSON, conformance.sandbox.run
-# prepare); the parent answers the child's probe question with the probe's place here + 1, or 0 for none
-MUTATE, BESIDE = 1, 2  # clear every dict schedule() returns before update(); two instances, call by call
+PROBES = ("mutate", "beside", "resample")  # the probes a workload may ask for ("probe" in its JSON,
+# conformance.sandbox.run prepare); the parent answers the child's probe question with the probe's place here + 1,
+# or 0 for none
+MUTATE, BESIDE, RESAMPLE = 1, 2, 3  # clear every dict schedule() returns before update(); two instances, call by
+# call; a position sampled again gets a new token (spec.trace RESAMPLE_SHIFT), as from a real model
 _type, _len = type, len
 
 
@@ -174,11 +176,14 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
     size = 0
     sampled: list[list[object]] = []
     sample_error: list[str] = []
+    times: dict[tuple[str, int], int] = {}  # samples of each position so far
+    resample = [False]  # whether this run is a resample probe (known after the first schedule())
     sent: dict[object, list[object]] = {}  # rows and queues last sent, for snapshot's deltas
     record: dict[str, object] | None = None  # the step being run: sent even when a call in it fails
 
     def sample_fn(seq: Any) -> int:
-        """The model: token k of s is base[s] + k, or eos at the positions eos_at[s]."""
+        """The model: token k of s is base[s] + k, or eos at the positions eos_at[s]; in a resample probe, shifted
+        by RESAMPLE_SHIFT per earlier sample of the position."""
         try:
             seq_id = exact_str(seq.seq_id, "sample_fn(seq): seq.seq_id")
             if seq_id not in seqs:
@@ -188,6 +193,10 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
             sample_error.append(str(e))
             raise
         token = eos if k in eos_at.get(seq_id, ()) else base[seq_id] + k
+        again = times.get((seq_id, k), 0)
+        times[seq_id, k] = again + 1
+        if resample[0]:
+            token += RESAMPLE_SHIFT * again
         sampled.append([seq_id, k, token])
         return token
 
@@ -228,6 +237,7 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
                 yield probe  # drive drops this run and starts the two instances
             if probe == MUTATE and _type(returned) is dict:
                 returned.clear()  # a careless caller; a conforming submission must not notice
+            resample[0] = probe == RESAMPLE
             if white_box:
                 record["after_schedule"] = snapshot(sched, seqs, sent)
             yield 0

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from conformance.retention import KINDS, Kept
 from conformance.sandbox.keep import FIELDS, REPORTED, SHOWN_MAX
+from spec.loop import RESAMPLE_SHIFT
 
 BIG = 1 << 128  # as in the child: the corpus goes past 64 bits; a bound keeps parsing cheap
 STATUS_MAX = 64  # characters of a status name
@@ -220,11 +221,13 @@ def call_error(value: Any, known: set[str], where: str) -> dict[str, Any]:
             "message": get(value, "message", str, where)}
 
 
-def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int, white_box: bool) -> Decoded:
+def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int, white_box: bool,
+          resample: bool = False) -> Decoded:
     """Validate a trace message against its workload, or raise Malformed.
 
     One pass over the steps, in order, because each step is checked against what the earlier ones
-    added and finished."""
+    added and finished. `resample`: the run was a resample probe, whose model shifts a token by
+    RESAMPLE_SHIFT per earlier sample of its position."""
     stop = get(message, "stop", str, "trace")
     if stop not in STOPS:
         raise Malformed(f"trace.stop is {stop[:40]!r}; expected 'done', 'bound' or 'error'")
@@ -240,6 +243,7 @@ def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int
     eos = workload["config"]["eos"]
     known: set[str] = set()
     done: set[str] = set()
+    times: dict[tuple[str, int], int] | None = {} if resample else None
     snaps = Snapshots(known)
     steps = []
     for i, s in enumerate(raw, start=1):
@@ -267,7 +271,7 @@ def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int
                                                       "schedule")
         if partial:
             break
-        record["sampled"] = sample_calls(s.get("sampled"), known, f"{where}.sampled", tokens, eos_at, eos)
+        record["sampled"] = sample_calls(s.get("sampled"), known, f"{where}.sampled", tokens, eos_at, eos, times)
         record["finished"] = list(ids(s.get("finished"), known, f"{where}.finished"))
         if white_box:
             record["after_update"] = snaps.read(s.get("after_update"), f"{where}.after_update", i, "update")
@@ -344,8 +348,9 @@ def shown(value: Any, where: str, depth: int = 2) -> Any:
 
 
 def sample_calls(value: Any, known: set[str], where: str, base: dict[str, int], eos_at: dict[str, set[int]],
-                 eos: int | None) -> list[list[Any]]:
-    """Validate [seq_id, len(output), token] calls: each token must be the one the driver's model returns."""
+                 eos: int | None, times: dict[tuple[str, int], int] | None = None) -> list[list[Any]]:
+    """Validate [seq_id, len(output), token] calls: each token must be the one the driver's model returns
+    (`times`: the samples of each position so far, in a resample probe; updated here)."""
     if type(value) is not list:
         raise Malformed(f"{where} must be a list of [seq_id, int, int] calls")
     for item in value:
@@ -353,6 +358,12 @@ def sample_calls(value: Any, known: set[str], where: str, base: dict[str, int], 
                 or type(item[1]) is not int or not 0 <= item[1] < BIG or type(item[2]) is not int):
             raise Malformed(f"{where} holds {str(item)[:80]}; expected [added seq_id, int >= 0, token]")
         seq_id, k, token = item
-        if token != (eos if k in eos_at.get(seq_id, ()) else base[seq_id] + k):
+        model = eos if k in eos_at.get(seq_id, ()) else base[seq_id] + k
+        if times is not None:
+            again = times.get((seq_id, k), 0)
+            times[seq_id, k] = again + 1
+            if again and model is not None:
+                model += RESAMPLE_SHIFT * again
+        if token != model:
             raise Malformed(f"{where}: token {str(token)[:40]} for {seq_id!r} at {k} is not the model's")
     return value

@@ -39,7 +39,9 @@ class SubmissionProtocolError(Exception):
 
 
 class Unreadable(SubmissionProtocolError):
-    """A container that cannot be read; its message starts with UNREADABLE and names it."""
+    """A container or field that is there but cannot be read; its message starts with UNREADABLE and names it.
+    A white-box attribute that is absent is a note (the checks that need it are skipped); one that is there and
+    cannot be read is a finding, in `check`'s adapter and in the sandbox child alike."""
 
 
 def exact_int(value: Any, what: str) -> int:
@@ -208,7 +210,12 @@ def status_name(status: Any, members: tuple[tuple[object, str], ...], what: str,
         note(noted, "status", status)
         named: str = status
         return named
-    return exact_str(status.name, f"{what}.status.name")[:64]
+    own: Any = getattr(status, "name", None)
+    if _type(own) is not str:
+        raise Unreadable(f"{UNREADABLE}{what}.status: it is {short_repr(status)} ({type_name(status)}), which is no "
+                         "SequenceStatus member and has no str name; set it to SequenceStatus.WAITING, RUNNING or "
+                         "FINISHED (docs/api.md)")
+    return own[:64]  # type: ignore[no-any-return]
 
 
 def read_field(seq: Any, name: str, seq_id: str) -> object:

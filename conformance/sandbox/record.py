@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.beside import beside_workload
 from conformance.sandbox import protocol
-from conformance.sandbox.child import BESIDE
+from conformance.sandbox.child import BESIDE, RESAMPLE
 from conformance.sandbox.isolation import Isolation
 from conformance.sandbox.memo import Memo, item_key
 from conformance.sandbox.protocol import Decoded
@@ -118,7 +118,7 @@ def read_trace(run: Run, index: int, message: dict[str, Any]) -> Trace:
     refused = message.get("refused")
     names = tuple(protocol.clean(r[:100]) for r in refused[:20] if type(r) is str) if type(refused) is list else ()
     workload = message.get("workload")
-    decoded = protocol.trace(message, data, cap, run.limits.white_box and probe != BESIDE)
+    decoded = protocol.trace(message, data, cap, run.limits.white_box and probe != BESIDE, probe == RESAMPLE)
     if "beside" in message:
         if probe != BESIDE or type(message["beside"]) is not dict:
             raise protocol.Malformed("trace.beside is sent only for a two-instance probe, as an object")

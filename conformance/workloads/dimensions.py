@@ -370,9 +370,10 @@ def alive_at_once(case: Case) -> Seen:
 
 
 def created(case: Case) -> Seen:
-    """Instances this case makes: a workload's run and its run on an ample cache (equivalence); a group's
-    lanes and each lane's run alone."""
-    return Seen(count=2 * len(case.workloads))
+    """Instances this case makes in the submission's module: a workload's run and its run on an ample cache
+    (equivalence); each lane of a group run alone (the lanes themselves run on a fresh copy of the module,
+    conformance/checks/history.py ``apart``)."""
+    return Seen(count=len(case.workloads) if case.group else 2 * len(case.workloads))
 
 
 R = RECURSION_LIMIT

@@ -13,8 +13,9 @@ CHECKS = ["golden", "differential", "invariants", "equivalence", "liveness", "hy
 def test_each_check_is_an_item_and_a_failing_one_shows_its_counterexample(tmp_path):
     mutant = ROOT / "conformance" / "mutants" / "phase2_continue.py"
     junit = tmp_path / "junit.xml"
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "conformance.pytest_plugin", "-p", "no:cacheprovider",
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # and no addopts: the plugin alone
+    done = subprocess.run([sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "conformance.pytest_plugin",
+                           "-p", "no:cacheprovider",
                            "--schedcheck", "impl", "--schedcheck", str(mutant), f"--junitxml={junit}", "-q"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
@@ -29,7 +30,8 @@ def test_each_check_is_an_item_and_a_failing_one_shows_its_counterexample(tmp_pa
 
 def test_without_the_option_the_plugin_adds_nothing(tmp_path):
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "conformance.pytest_plugin", "-p", "no:cacheprovider",
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # and no addopts: the plugin alone
+    done = subprocess.run([sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "conformance.pytest_plugin",
+                           "-p", "no:cacheprovider",
                            "-q", "--collect-only"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "1 test collected" in done.stdout and "schedcheck" not in done.stdout

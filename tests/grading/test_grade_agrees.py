@@ -10,6 +10,11 @@ Two bugs of what outlives a call, each a small edit of impl/scheduler.py, that g
   run call by call take each other's requests (H.instances; grading now runs, on every tenth case, two
   instances with different configs call by call, beside the second one alone).
 
+And one bug of lost tokens: examples/p07_buggy clears a preempted sequence's output, so its recompute samples
+those positions again. The workloads' model is a function of the position, so the same tokens come back;
+`check` reruns such a run with a model that gives a new token for a position sampled again, and grading runs
+every case that preempts that way from the start (a resample probe), so both find the changed outputs (OUT).
+
 impl itself still passes `check` and gets 100.
 """
 
@@ -41,9 +46,9 @@ EDITS = {
          "        out.update(batch)\n        return out\n"),
     ],
     "global_waiting": [  # one waiting queue for every instance: harmless alone, wrong beside another instance
-        ("class Scheduler:\n", "_WAITING: deque[Sequence] = deque()\n\n\nclass Scheduler:\n"),
+        ("class Scheduler:\n", "_SHARED_WAITING: deque[Sequence] = deque()\n\n\nclass Scheduler:\n"),
         ("        self.waiting: deque[Sequence] = deque()  # head first\n",
-         "        self.waiting: deque[Sequence] = _WAITING  # head first\n"),
+         "        self.waiting: deque[Sequence] = _SHARED_WAITING  # head first\n"),
     ],
 }
 RULES = {"dict_pool": ("H.retained", "H.aliased"), "global_waiting": ("H.instances",)}  # a refilled dict that
@@ -109,3 +114,30 @@ def test_impl_passes_check_and_gets_full_marks(verdicts: list[dict[str, Any]]) -
     assert g.score == 100, lost(g)
     assert hygiene_rules(verdicts) == set()
     assert sum(1 for v in verdicts if "stateful" in v) > 0, "the state machine's runs were graded"
+
+
+def test_outputs_lost_to_preemption_are_found_by_both_as_equivalence(tmp_path: Path) -> None:
+    path = tmp_path / "buggy" / "p07_scheduler.py"
+    path.parent.mkdir()
+    path.write_text((IMPL.parents[1] / "examples" / "p07_buggy" / "p07_scheduler.py").read_text())
+    report = run(str(path), "quick", diagnose=False)
+    found = report.checks["equivalence"].counterexample
+    assert found is not None and found.finding.rule == "OUT", report.checks["equivalence"]
+    g = grade(path)
+    assert any("equivalence" in i.failed_checks for i in g.items), lost(g)
+
+
+def test_a_status_that_cannot_be_read_is_a_finding_for_both(tmp_path: Path) -> None:
+    """A white-box field that is there but unreadable (a status that is no SequenceStatus member and has no name)
+    is an invariants finding in `check`'s adapter and in the sandbox child alike; an absent one is a note."""
+    path = tmp_path / "status" / "p07_scheduler.py"
+    path.parent.mkdir()
+    text = IMPL.read_text()
+    assert text.count("_WAITING = SequenceStatus.WAITING\n") == 1
+    path.write_text(text.replace("_WAITING = SequenceStatus.WAITING\n", "_WAITING = object()  # a private marker\n"))
+    report = run(str(path), "quick", diagnose=False)
+    found = report.checks["invariants"].counterexample
+    assert found is not None and "status" in found.finding.message, report.checks["invariants"]
+    g = grade(path)
+    items = [i for i in g.items if "invariants" in i.failed_checks]
+    assert items and all("SequenceStatus" in i.output.replace("\\", "") for i in items), lost(g)

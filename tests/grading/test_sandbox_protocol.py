@@ -17,6 +17,7 @@ import pytest
 from conformance.sandbox import protocol
 from conformance.sandbox.child import drive, trace_line
 from spec.feasible import liveness_bound
+from spec.loop import RESAMPLE_SHIFT
 from spec.model import Config
 from spec.trace import Request, make_workload, run_workload, snapshot_to_json, workload_to_json
 
@@ -154,3 +155,18 @@ def test_correct_reports_stay_far_below_the_report_cap() -> None:
         assert trace["stop"] == "done", data["name"]
         largest = max(largest, len(trace_line(0, trace, [])))
     assert largest < REPORT_MAX / 4, f"a correct run reports {largest} bytes; raise REPORT_MAX (child.py) with it"
+
+
+def test_a_resample_probe_shifts_a_token_per_earlier_sample_of_its_position() -> None:
+    """In a resample probe, the model's token for a position sampled again is RESAMPLE_SHIFT further per earlier
+    sample (as the child's driver samples); in any other run, only the model's own token is accepted."""
+    message = copy.deepcopy(GENUINE)
+    first = next(s for s in message["steps"] if s["sampled"])
+    seq_id, k, token = first["sampled"][0]
+    first["sampled"] += [[seq_id, k, token + RESAMPLE_SHIFT], [seq_id, k, token + 2 * RESAMPLE_SHIFT]]
+    assert protocol.trace(message, DATA, CAP, white_box=True, resample=True).stop == "done"
+    with pytest.raises(protocol.Malformed, match="is not the model's"):
+        protocol.trace(message, DATA, CAP, white_box=True)
+    first["sampled"][-1][2] = token + RESAMPLE_SHIFT  # the third sample of a position is shifted twice
+    with pytest.raises(protocol.Malformed, match="is not the model's"):
+        protocol.trace(message, DATA, CAP, white_box=True, resample=True)
