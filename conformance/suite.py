@@ -19,6 +19,7 @@ from conformance.capabilities import CapabilityError, declared
 from conformance.checks import probes
 from conformance.checks.checkers import CHECKS, Finding
 from conformance.checks.diagnosis import diagnose_report, history_prelude, hung_sources
+from conformance.checks.history import apart
 from conformance.checks.machine import run_machine
 from conformance.checks.shrink import shrink
 from conformance.checks.workload import WORKLOAD_CHECKS, predicate, probe_white_box
@@ -216,9 +217,12 @@ def _smallest_scale_failure(r: Run, check: str, first: tuple[Vector, Finding],
 
 
 def _stateful(r: Run, stage: Stage, notes: list[str], tick: Progress, prof: Profile) -> None:
-    """Run the lockstep machine; a failure the workload driver cannot reproduce leaves the check UNKNOWN."""
+    """Run the lockstep machine; a failure the workload driver cannot reproduce leaves the check UNKNOWN. Its runs
+    stop after a few steps with requests unfinished, so they run on a fresh copy of the module (``apart``): what a
+    submission keeps in module globals reaches no later run, as in grading, where each machine run is run to its
+    end."""
     tick("stateful", 0, stage.examples)
-    machine_w = run_machine(r.factory, stage.examples, stage.steps, r.white_box, r.policy)
+    machine_w = run_machine(apart(r.factory), stage.examples, stage.steps, r.white_box, r.policy)
     r.results["stateful"].runs += stage.examples
     if machine_w is None:
         return

@@ -120,10 +120,11 @@ def closing_line(out: Path, status: dict[str, str]) -> str:
     """What the run did to every entry, and every file it wrote."""
     counts = Counter(status.values())
     graded, unused, failed = counts["graded"], counts[NOT_GRADED], counts[GRADER_ERROR]
-    return (f"schedcheck grade: {graded} graded, {unused} not graded (the submission cannot be used: the reason is "
-            f"in summary.csv), {failed} grader errors; wrote {out}/summary.csv, {out}/overview.md, "
-            f"{out}/overview.html (the class dashboard) and, per entry, {out}/<entry>/report.md, report.html, "
-            "results.json, junit.xml, counterexample.json")
+    why = " (the submission cannot be used: the reason is in summary.csv)" if unused else ""
+    return (f"schedcheck grade: {graded} graded, {unused} not graded{why}, {failed} grader errors; wrote "
+            f"{out}/summary.csv, {out}/overview.md, {out}/overview.html (the class dashboard) and, per entry, "
+            f"{out}/<entry>/report.md, results.json, junit.xml, grade.json, and where the entry has a "
+            "counterexample, counterexample.json and report.html (it in the viewer)")
 
 
 def merge_main(args: argparse.Namespace) -> int:

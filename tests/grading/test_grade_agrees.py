@@ -99,6 +99,8 @@ def test_check_fails_it_and_grade_takes_points_for_the_same_rule(tmp_path: Path,
     report = run(str(path), "quick", diagnose=False)
     found = report.checks["hygiene"].counterexample
     assert report.verdict == "FAIL" and found is not None and found.finding.rule in RULES[name], report.verdict
+    failing = {c for c, r in report.checks.items() if r.status == "fail"}
+    assert failing == {"hygiene"}, f"what the probes' instances left behind reached other checks: {failing}"
     rule = found.finding.rule
     g = grade(path)
     assert g.score < 100, "grade gave full marks to a scheduler that check fails"
