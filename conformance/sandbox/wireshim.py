@@ -57,7 +57,9 @@ def start_failure(name: str, cwd: str, e: OSError) -> str:
         return (f"the command {name!r} of wire.toml could not start: it exists, so the interpreter on its #! line "
                 "is not installed in the sandbox (it has /usr and /bin of the grading machine); name one that is")
     return (f"the command {name!r} of wire.toml could not start: {e.strerror or e}; give a path inside the "
-            "folder (./prog) or a program on PATH (/usr/bin:/bin)")
+            "folder (./prog) or a program on PATH (/usr/bin:/bin) that runs from the sandbox's root, which holds "
+            "/usr and /bin of the grading machine but not /etc (a runtime reached through /etc/alternatives, as "
+            "Debian's java, is not there: docs/grading.md, 'Programs in other languages')")
 
 
 class Program:

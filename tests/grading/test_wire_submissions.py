@@ -174,6 +174,7 @@ def test_a_wire_program_that_spins_is_stopped_on_its_cpu_time_and_the_next_workl
     (["python3", "prelude.py"], "import sys; sys.exit(3)", "sent no reply to hello (it exited with code 3)"),
     (["python3", "prelude.py"], "print('hello, world', flush=True)", "is not one JSON object"),
     (["./no-such-program"], None, "'./no-such-program' of wire.toml could not start"),
+    (["no-such-runtime"], None, "holds /usr and /bin of the grading machine but not /etc"),
     (["python3", "prelude.py"],
      "import json, sys\nsys.stdin.readline()\n"
      "print(json.dumps({'ok': True, 'protocol': 'schedcheck-wire/1', 'snapshot': False}), flush=True)\n"
