@@ -163,23 +163,28 @@ class CanonicalFactory:
                 raise LoadError(f"{module.__name__} has no {name!r}; a submission defines Scheduler, Sequence and "
                                 "SequenceStatus as in docs/api.md, or use --adapter FILE for other names")
         self.module, self.notes = module, ApiNotes()
+        self._apart: CanonicalFactory | None = None  # the second copy apart() made, on first use
 
     def __call__(self, config: Config, sample: Sample) -> CanonicalAdapter:
         return CanonicalAdapter(self.module, config, sample, self.notes)
 
     def apart(self) -> CanonicalFactory:
-        """A factory over a fresh copy of the module, for runs of instances side by side: what they leave in
-        the module's globals (a shared queue, a class attribute) stays in that copy, so no run judged on its
-        own comes after it, as the sandbox child runs such probes last. A module with no file is shared."""
+        """A factory over a second copy of the module, for runs of instances side by side and runs that stop
+        unfinished: what they leave in the module's globals (a shared queue, a class attribute) stays in that
+        copy, so no run judged on its own comes after it, as the sandbox child runs such probes last. One copy,
+        made on first use, serves them all (they share it as they share the child in grading); a module with no
+        file, or one that loads only once, is shared."""
+        if self._apart is not None:
+            return self._apart
         path = getattr(self.module, "__file__", None)
-        if not isinstance(path, str) or not path.endswith(".py"):
-            return self
-        try:
-            fresh = CanonicalFactory(load_file(Path(path), f"{self.module.__name__}_apart"))
-        except LoadError:
-            return self  # it loads only once: its probes share the module, as before
-        fresh.notes = self.notes
-        return fresh
+        self._apart = self
+        if isinstance(path, str) and path.endswith(".py"):
+            try:
+                self._apart = CanonicalFactory(load_file(Path(path), f"{self.module.__name__}_apart"))
+                self._apart.notes = self.notes
+            except LoadError:
+                pass
+        return self._apart
 
 
 canonical_factory = CanonicalFactory  # a factory for CanonicalAdapter over a module

@@ -218,7 +218,7 @@ def _smallest_scale_failure(r: Run, check: str, first: tuple[Vector, Finding],
 
 def _stateful(r: Run, stage: Stage, notes: list[str], tick: Progress, prof: Profile) -> None:
     """Run the lockstep machine; a failure the workload driver cannot reproduce leaves the check UNKNOWN. Its runs
-    stop after a few steps with requests unfinished, so they run on a fresh copy of the module (``apart``): what a
+    stop after a few steps with requests unfinished, so they run on the second copy of the module (``apart``): what a
     submission keeps in module globals reaches no later run, as in grading, where each machine run is run to its
     end."""
     tick("stateful", 0, stage.examples)

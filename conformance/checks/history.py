@@ -8,8 +8,9 @@
 - ``instances``: a second instance whose config differs in every field runs beside the
   first, interleaved call by call (same request ids); each must do what it does on a
   single instance (H.instances), judged by ``judge_instances``, which `grade` uses on the
-  sandbox's runs too. The second workload is the counterexample's "prelude". The instances run on a fresh
-  copy of the submission's module (``apart``): what they leave behind reaches no run judged alone.
+  sandbox's runs too. The second workload is the counterexample's "prelude". The instances run on a second
+  copy of the submission's module (``apart``), shared by every such probe and the state machine: what they leave
+  behind reaches no run judged alone.
 - ``prelude_json`` / ``run_prelude``: a finding that needs earlier instances in the
   process carries them in its trace, and replay runs them first in a fresh process.
 """
@@ -170,7 +171,7 @@ def interleave(workloads: list[Workload], factory: Factory, cap: int) -> list[di
 
 
 def apart(factory: Factory) -> Factory:
-    """The factory for instances run side by side: over a fresh copy of a submission's module, where there is one
+    """The factory for instances run side by side: over a second copy of a submission's module, where there is one
     (CanonicalFactory.apart), so what they leave in its globals reaches no later run."""
     return factory.apart() if isinstance(factory, CanonicalFactory) else factory
 

@@ -35,7 +35,7 @@ PROBES = ("mutate", "beside", "resample")  # the probes a workload may ask for (
 # conformance.sandbox.run prepare); the parent answers the child's probe question with the probe's place here + 1,
 # or 0 for none
 MUTATE, BESIDE, RESAMPLE = 1, 2, 3  # clear every dict schedule() returns before update(); two instances, call by
-# call; a position sampled again gets a new token (spec.trace RESAMPLE_SHIFT), as from a real model
+# call; a position sampled again gets a new token (spec/loop.py RESAMPLE_SHIFT), as from a real model
 _type, _len = type, len
 
 
@@ -237,7 +237,8 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
                 yield probe  # drive drops this run and starts the two instances
             if probe == MUTATE and _type(returned) is dict:
                 returned.clear()  # a careless caller; a conforming submission must not notice
-            resample[0] = probe == RESAMPLE
+            resample[0] = probe == RESAMPLE  # a position sampled twice inside this first schedule() went unshifted:
+            # the parent, which shifts it, then finds the report malformed, a finding on a scheduler already wrong
             if white_box:
                 record["after_schedule"] = snapshot(sched, seqs, sent)
             yield 0

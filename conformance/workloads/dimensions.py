@@ -371,7 +371,7 @@ def alive_at_once(case: Case) -> Seen:
 
 def created(case: Case) -> Seen:
     """Instances this case makes in the submission's module: a workload's run and its run on an ample cache
-    (equivalence); each lane of a group run alone (the lanes themselves run on a fresh copy of the module,
+    (equivalence); each lane of a group run alone (the lanes themselves run on a second copy of the module,
     conformance/checks/history.py ``apart``)."""
     return Seen(count=len(case.workloads) if case.group else 2 * len(case.workloads))
 
