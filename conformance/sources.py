@@ -22,8 +22,7 @@ from hypothesis import strategies as st
 from conformance.adapters import Factory
 from conformance.capabilities import DEFAULT_CAPABILITIES, Capabilities
 from conformance.checks.checkers import CHECKS, Finding
-from conformance.checks.history import apart, interleave
-from conformance.checks.probes import first_difference
+from conformance.checks.history import apart, interleave, judge_group
 from conformance.checks.workload import WORKLOAD_CHECKS, check_workload
 from conformance.drivers import run_workload
 from conformance.limits import HangLedger
@@ -171,22 +170,7 @@ def group_finding(lanes: list[Workload], factory: Factory) -> tuple[Finding | No
     if any(o["stop"] != "done" for o in alone.values()):
         return None, lanes[0]
     cap = 4 * max(len(o["steps"]) for o in alone.values()) + 16
-    together = interleave(lanes, apart(factory), cap)
-    if any(o["error"] is not None and o["error"]["kind"] == "CallTimeout" for o in together):
-        return None, lanes[0]
-    for i, (w, observed) in enumerate(zip(lanes, together, strict=True)):
-        diff = first_difference(alone[w], observed)
-        if diff is not None:
-            step, call, want, got = diff
-            c = w.config
-            return Finding("hygiene", "H.instances", step, call,
-                           f"step {step}: with {len(lanes)} schedulers alive at once, each with its own config, "
-                           f"number {i + 1} (num_blocks={c.num_blocks}, block_size={c.block_size}, max_num_seqs="
-                           f"{c.max_num_seqs}, max_num_batched_tokens={c.max_num_batched_tokens}) changed its "
-                           f"{call}() (from {want} to {got}) against a run alone; keep all state in instance "
-                           "fields, not class attributes, module globals or tables sized for fewer instances",
-                           want, got), w
-    return None, lanes[0]
+    return judge_group(lanes, [alone[w] for w in lanes], interleave(lanes, apart(factory), cap))
 
 
 @dataclass(frozen=True)

@@ -116,13 +116,14 @@ def i2_batch_within_budget(before: State, batch: Batch, after: State) -> Iterato
         yield Violation("I2", None, f"<= {before.config.max_num_batched_tokens}", total,
                         f"batch spends {total} tokens, budget is {before.config.max_num_batched_tokens}")
     seen: set[str] = set()
+    held = before.by_id()
     for seq_id, n in batch:
         if n < 1:
             yield Violation("I2", seq_id, ">= 1", n, f"{seq_id} is scheduled with n = {n}")
         if seq_id in seen:
             yield Violation("I2", seq_id, "once", "twice", f"{seq_id} appears twice in the batch")
         seen.add(seq_id)
-        q = before.find(seq_id)
+        q = held.get(seq_id)
         if q is None or q.status is Status.FINISHED:
             yield Violation("I2", seq_id, "a waiting or running sequence", q and q.status.name,
                             f"{seq_id} is scheduled but is not waiting or running")
@@ -135,8 +136,9 @@ def i3_sampled_only_when_caught_up(before: State, batch: Batch, after: State) ->
     """
     is_update = before.pending is not None
     scheduled = dict(batch) if is_update else {}
+    now = after.by_id()
     for q in before.seqs():
-        a = after.find(q.seq_id)
+        a = now.get(q.seq_id)
         if a is None:
             continue
         grew = len(a.output) - len(q.output)
@@ -156,8 +158,9 @@ def i4_preemption_keeps_output(before: State, batch: Batch, after: State) -> Ite
     Broken, the final output differs from a run without preemption (the hardest bug to find).
     """
     running_before = {q.seq_id for q in before.running}
+    now = after.by_id()
     for q in before.seqs():
-        a = after.find(q.seq_id)
+        a = now.get(q.seq_id)
         if a is None:
             yield Violation("I4", q.seq_id, "present", "missing", f"{q.seq_id} disappeared from every queue")
             continue
@@ -180,8 +183,9 @@ def i5_preempted_to_head(before: State, batch: Batch, after: State) -> Iterator[
     Expected waiting: the preempted ones (in running order) + the old waiting queue +
     new arrivals, minus the admitted prefix. Broken, preempted requests starve.
     """
-    old = _ids(before.seqs())
-    preempted = [q.seq_id for q in before.running if (a := after.find(q.seq_id)) and a.status is Status.WAITING]
+    old = set(_ids(before.seqs()))
+    now = after.by_id()
+    preempted = [q.seq_id for q in before.running if (a := now.get(q.seq_id)) and a.status is Status.WAITING]
     arrivals = [q.seq_id for q in after.waiting if q.seq_id not in old]
     expected = preempted + _ids(before.waiting) + arrivals
     running_before = set(_ids(before.running))

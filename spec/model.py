@@ -120,3 +120,10 @@ class State:
             if seq.seq_id == seq_id:
                 return seq
         return None
+
+    def by_id(self) -> dict[str, Seq]:
+        """Every sequence by its id: find() for all of them at once (the first one, if an id is held twice)."""
+        out: dict[str, Seq] = {}
+        for seq in self.seqs():
+            out.setdefault(seq.seq_id, seq)
+        return out

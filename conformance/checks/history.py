@@ -222,6 +222,32 @@ def judge_instances(other: Workload, alone_a: dict[str, Any], obs_a: dict[str, A
     return []
 
 
+def judge_group(lanes: Sequence[Workload], alone: Sequence[dict[str, Any]], together: Sequence[dict[str, Any] | None]
+                ) -> tuple[Finding | None, Workload]:
+    """Judge schedulers alive at once (a reach tier's group) against each one's run alone (H.instances): the first
+    lane whose calls differ, with its finding, else the first lane. `check` and `grade` both judge with this;
+    a lane None in `together` never ran (an earlier one failed to start).
+
+    A group with a lane not finished alone is skipped (that is the other checks' finding), and one that ran out
+    of time is inconclusive.
+    """
+    if any(o["stop"] != "done" for o in alone) or any(o is not None and _timed_out(o) for o in together):
+        return None, lanes[0]
+    for i, (w, observed, own) in enumerate(zip(lanes, together, alone, strict=True)):
+        diff = None if observed is None else first_difference(own, observed)
+        if diff is not None:
+            step, call, want, got = diff
+            c = w.config
+            return Finding("hygiene", "H.instances", step, call,
+                           f"step {step}: with {len(lanes)} schedulers alive at once, each with its own config, "
+                           f"number {i + 1} (num_blocks={c.num_blocks}, block_size={c.block_size}, max_num_seqs="
+                           f"{c.max_num_seqs}, max_num_batched_tokens={c.max_num_batched_tokens}) changed its "
+                           f"{call}() (from {want} to {got}) against a run alone; keep all state in instance "
+                           "fields, not class attributes, module globals or tables sized for fewer instances",
+                           want, got), w
+    return None, lanes[0]
+
+
 def _timed_out(observed: dict[str, Any]) -> bool:
     return observed["error"] is not None and observed["error"]["kind"] == "CallTimeout"
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.checks import checkers
+from conformance.checks.checkers import Finding
 from conformance.checks.history import other_workload
 from conformance.checks.probes import golden_under
 from conformance.grading.collect import Entry
@@ -41,6 +42,8 @@ from conformance.sandbox.run import run_in_sandbox
 from conformance.sandbox.types import Limits, SandboxResult
 from conformance.workloads.corpus import CORPUS_DIR, PROBE_EVERY, features, load_corpus
 from conformance.workloads.generators import ample_num_blocks, with_num_blocks
+from conformance.workloads.reach import TAG as REACH_TAG
+from conformance.workloads.reach import cases as reach_cases
 from conformance.workloads.sentinels import TAG as SENTINEL_TAG
 from conformance.workloads.sentinels import sentinel_workloads
 from spec.model import DEFAULT_POLICY
@@ -49,6 +52,10 @@ from spec.trace import Workload, with_policy, workload_from_json, workload_to_js
 __all__ = ["check_scope", "corpus_cases", "corpus_id", "grade_one", "limits_for", "with_profile"]
 
 EXPLORE_EXAMPLES = {"quick": 40, "default": 150, "thorough": 600}
+DIAGNOSED, DIAGNOSIS_WORK = 6, 2**18  # failing cases diagnosed: at most 6, and their requests squared add up to at
+# most a crowd of 512's (the smallest is always diagnosed)
+CHILD_RECURSION_LIMIT = 1000  # a fresh CPython's: the sandbox child never changes it, so a grade never depends on
+# the grader's (a reach tier's long run goes past twice it)
 ISOLATION_ENV, HIDE_ENV = "SCHEDCHECK_ISOLATION", "SCHEDCHECK_HIDE"
 
 
@@ -58,10 +65,11 @@ def corpus_id() -> str:
 
 
 @lru_cache(maxsize=2)
-def corpus_cases(corpus: str, held_out: int = 0, held_out_seed: int | None = None,
-                 policy: str = DEFAULT_POLICY) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
-    """The cases of the corpus (golden first, then the held-out ones) and every workload the sandbox runs,
-    each judged under `policy` (the card's worked cases only where that policy schedules them alike)."""
+def corpus_cases(corpus: str, held_out: int = 0, held_out_seed: int | None = None, policy: str = DEFAULT_POLICY,
+                 reach: tuple[str, ...] = ()) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
+    """The cases of the corpus (golden first, then the reach tiers', then the held-out ones) and every workload
+    the sandbox runs, each judged under `policy` (the card's worked cases only where that policy schedules them
+    alike)."""
     if corpus != corpus_id():
         raise RubricError(f"the rubric grades on corpus {corpus!r} but this schedcheck ships {corpus_id()!r}; "
                           "use the schedcheck release that has it, or update the rubric's corpus field")
@@ -70,16 +78,22 @@ def corpus_cases(corpus: str, held_out: int = 0, held_out_seed: int | None = Non
     vectors, _ = load_corpus()
     cases += [Case(v.vector_id, v.workload, v.workload.tags or features(v.workload)) for v in vectors]
     cases += [Case(f"{SENTINEL_TAG}/{w.name}", w, (SENTINEL_TAG, *features(w))) for w in sentinel_workloads()]
+    cases += [Case(f"{REACH_TAG}/{c.name}", w, (REACH_TAG, *features(w))) for tier in reach
+              for c in reach_cases(tier, CHILD_RECURSION_LIMIT) if not c.group for w in c.workloads]
     if held_out:
         assert held_out_seed is not None
         cases += held_out_cases(held_out_seed, held_out)
     probed = len(cases)  # the state machine's runs come last, with no probe runs of their own
     cases += [Case(f"stateful/{i}", w, ("stateful", *features(w)), machine_steps=n)
               for i, (w, n) in enumerate(machine_cases())]
-    cases = [replace(c, workload=with_policy(c.workload, policy)) for c in cases]
+    cases += [Case(f"{REACH_TAG}/{c.name}", c.workloads[0], (REACH_TAG, "instances"), lanes=c.workloads)
+              for tier in reach for c in reach_cases(tier, CHILD_RECURSION_LIMIT) if c.group]
+    cases = [replace(c, workload=with_policy(c.workload, policy), lanes=tuple(with_policy(w, policy) for w in c.lanes))
+             for c in cases]
     runs: list[Workload | dict[str, Any]] = [c.workload for c in cases]
     out = [with_probes(i, c, runs) if i < probed else c for i, c in enumerate(cases)]
     out = [with_pair(c, runs) if c.mutated is not None else c for c in out]
+    out = [with_group(i, c, runs) if c.lanes else c for i, c in enumerate(out)]
     return tuple(out), tuple(runs)
 
 
@@ -107,6 +121,16 @@ def with_pair(case: Case, runs: list[Workload | dict[str, Any]]) -> Case:
     return replace(case, paired=len(runs) - 2, alone=len(runs) - 1)
 
 
+def with_group(index: int, case: Case, runs: list[Workload | dict[str, Any]]) -> Case:
+    """A group's case with its runs appended to `runs`: each scheduler alone but the first, whose run alone is the
+    case's own (`index`), then the group's (the schedulers alive at once, as `check` runs a reach tier's group),
+    after every other run, as a pair's (instances that share state may leave some behind)."""
+    first = len(runs)
+    runs += case.lanes[1:]
+    runs.append({**workload_to_json(case.lanes[0]), "group": [workload_to_json(w) for w in case.lanes[1:]]})
+    return replace(case, group=len(runs) - 1, lanes_alone=(index, *range(first, len(runs) - 1)))
+
+
 _read: list[tuple[object, tuple[Workload, ...]]] = []
 
 
@@ -120,13 +144,13 @@ def run_workloads(runs: tuple[Workload | dict[str, Any], ...]) -> tuple[Workload
 def grading_cases(rubric: Rubric) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
     """corpus_cases for a rubric, its held-out cases drawn from this deployment's secret seed."""
     return corpus_cases(rubric.corpus, rubric.held_out, held_out_seed()[0] if rubric.held_out else None,
-                        rubric.policy)
+                        rubric.policy, rubric.reach)
 
 
 def check_scope(rubric: Rubric) -> None:
     """Refuse a rubric with an item that no corpus case falls in (it would give free points)."""
     deployment()  # a bad SCHEDCHECK_ISOLATION or SCHEDCHECK_HIDE is refused before any grading
-    cases, _ = corpus_cases(rubric.corpus, policy=rubric.policy)
+    cases, _ = corpus_cases(rubric.corpus, policy=rubric.policy, reach=rubric.reach)
     empty = [i.id for i in rubric.items if not any(in_scope(i, c) for c in cases)]
     if empty:
         tags = sorted({t for c in cases for t in c.tags})
@@ -216,16 +240,30 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
                if any(v.values()) or ran[i].status != "ok"]
     counterexample, replay = "", None
     diagnosis: tuple[str, ...] = ()
-    if failing:
-        case, obs, found = min(failing, key=lambda t: (len(t[0].workload.requests), len(t[1]["steps"]),
-                                                       t[0].vector_id))
+    if failing:  # smallest first: the counterexample, and the cases the diagnosis reruns every known bug on
+        failing.sort(key=lambda t: (len(t[0].workload.requests), len(t[1]["steps"]), t[0].vector_id))
+        case, obs, found = failing[0]
         first = next((f for f in found.values() if f is not None), None)
         counterexample = first_counterexample_md(markdown_table(case.workload, obs, first, case.vector_id), command)
         replay = replay_json(case, first)
-        diagnosis = diagnose([(c.workload, o) for c, o, _ in failing[:6]])
+        diagnosis = diagnose([(c.workload, o) for c, o, _ in diagnosed(failing)])
     return Grade(entry.name, rubric, items, result.isolation.level, diagnosis, tuple(notes),
                  explore(entry, rubric, result), counterexample, replay,
                  execution_seconds=time.monotonic() - begun)
+
+
+def diagnosed(failing: list[tuple[Case, dict[str, Any], dict[str, Finding | None]]]
+              ) -> list[tuple[Case, dict[str, Any], dict[str, Finding | None]]]:
+    """The failing cases the diagnosis reruns every known bug on: the smallest, then the next ones up to
+    DIAGNOSED in all while their requests squared add up to at most DIAGNOSIS_WORK (the bugs are built on
+    the spec, whose step costs the square of the sequences in flight: a crowd of 2,049 takes seconds per bug)."""
+    out, work = failing[:1], len(failing[0][0].workload.requests) ** 2 if failing else 0
+    for t in failing[1:DIAGNOSED]:
+        work += len(t[0].workload.requests) ** 2
+        if work > DIAGNOSIS_WORK:
+            break
+        out.append(t)
+    return out
 
 
 def explore(entry: Entry, rubric: Rubric, corpus_run: SandboxResult) -> tuple[str, ...]:

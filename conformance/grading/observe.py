@@ -35,6 +35,9 @@ class Case:
     paired: int | None = None  # index of its run beside a second instance (two-instance probe), if any
     alone: int | None = None  # ... and of the second instance's workload run alone
     machine_steps: int | None = None  # a run of the state machine (stateful check): the steps the machine took
+    lanes: tuple[Workload, ...] = ()  # a group of schedulers alive at once (a reach tier's): every one's workload,
+    group: int | None = None  # ... the index of the group's run (after every other: it may leave state behind),
+    lanes_alone: tuple[int, ...] = ()  # ... and of each one's run alone (the first: the case's own run)
 
 
 Pair = tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any]]  # the two instances' traces, the second's alone
@@ -201,7 +204,7 @@ class Observations:
 
     def judge(self, case: Case, index: int) -> dict[str, Finding | None]:
         """judge_case on the case at `index`, from the memo when every run it reads was reported before."""
-        runs = (index, case.twin, case.mutated, case.paired, case.alone)
+        runs = (index, case.twin, case.mutated, case.paired, case.alone, case.group, *case.lanes_alone)
         parts = [i for i in runs if i is not None]
         if not all(self.results[i].digest for i in parts):
             return self._judge(case, index)
@@ -213,6 +216,11 @@ class Observations:
         return dict(known)
 
     def _judge(self, case: Case, index: int) -> dict[str, Finding | None]:
+        if case.group is not None:  # schedulers alive at once: H.instances alone, as `check` judges a group
+            others = self.results[case.group].group  # () when the child sent no trace (a crash, a time-out)
+            together = [self[case.group], *(observed_trace(w, others[i]) if i < len(others) else None
+                                            for i, w in enumerate(case.lanes[1:]))]
+            return {"hygiene": history.judge_group(case.lanes, [self[i] for i in case.lanes_alone], together)[0]}
         trace = self.results[index].trace
         return judge_case(case, self[index], None if case.twin is None else self[case.twin],
                           None if case.mutated is None else self[case.mutated],

@@ -11,6 +11,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from conformance.workloads.reach import TIERS
 from spec.model import DEFAULT_POLICY, POLICIES
 
 DEFAULT_RUBRIC = Path(__file__).with_name("rubric.toml")
@@ -57,6 +58,7 @@ class Rubric:
     digest: str  # sha256 of the file: a grade names the exact rubric it used
     held_out: int = 0  # held-out cases drawn from the instructor's secret seed (conformance.grading.heldout)
     policy: str = DEFAULT_POLICY  # the rules every case is judged by (docs/rules.md, "Policies")
+    reach: tuple[str, ...] = ()  # the reach tiers graded too (conformance/workloads/reach.py), in run order
 
     @property
     def total(self) -> float:
@@ -135,11 +137,16 @@ def parse_rubric(text: str, where: str = "rubric") -> Rubric:
     policy = data.get("policy", DEFAULT_POLICY)
     if type(policy) is not str or policy not in POLICIES:
         raise RubricError(f"{where}.policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    reach = data.get("reach", [])
+    if type(reach) is not list or any(t not in TIERS for t in reach) or len(set(reach)) != len(reach):
+        raise RubricError(f"{where}.reach must be a list of distinct reach tiers from {', '.join(TIERS)}, "
+                          f"got {reach!r}")
     return Rubric(
         version=int(data.get("version", 1)), corpus=str(_req(data, "corpus", str, where)), scoring=scoring,
         items=tuple(items), limits=limits, explore=bool(explore.get("enabled", True)),
         explore_counts=bool(explore.get("count", False)), explore_profile=str(explore.get("profile", "quick")),
-        digest=hashlib.sha256(text.encode()).hexdigest(), held_out=held_out, policy=policy)
+        digest=hashlib.sha256(text.encode()).hexdigest(), held_out=held_out, policy=policy,
+        reach=tuple(reach))
 
 
 def under_policy(rubric: Rubric, policy: str) -> Rubric:

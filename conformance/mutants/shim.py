@@ -86,9 +86,16 @@ class Scheduler:
         self._state = self._initial_state(Config(num_blocks, block_size, max_num_seqs, max_num_batched_tokens, eos))
 
     def add(self, seq: Sequence) -> None:
-        self._state = self._add(self._state, seq.seq_id, seq.prompt_len, seq.max_tokens)
+        before = self._state
+        self._state = after = self._add(before, seq.seq_id, seq.prompt_len, seq.max_tokens)
         self._by_id[seq.seq_id] = seq
-        self._mirror()
+        if after.running is before.running and after.waiting[:-1] == before.waiting and after.finished is \
+                before.finished and after.waiting:  # the usual add: one more waiting at the tail, nothing else
+            self._copy(after.waiting[-1])  # (mirroring every sequence would make a crowd of n adds cost n**2)
+            self.waiting.append(seq)
+            self.blocks_used, self.num_preemptions = after.blocks_used, after.num_preemptions
+        else:
+            self._mirror()
 
     def schedule(self) -> dict[str, int]:
         self._state, batch = self._schedule(replace(self._state, pending=None))

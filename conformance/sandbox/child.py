@@ -30,7 +30,10 @@ from conformance.sandbox.wireshim import load_wire
 from spec.loop import RESAMPLE_SHIFT, Steps
 
 PROTOCOL = 1
-REPORT_MAX = 2 << 20  # bytes of one workload's steps; correct runs of the corpus stay under 0.3 MB (a test checks)
+REPORT_MAX = 4 << 20  # bytes of one workload's steps; correct runs stay under a quarter of it (a test checks): the
+# corpus's under 0.3 MB, the reach tiers' crowds and run of 2,049 steps under 0.7 MB
+REPORT_PER_ID_CHAR = 128  # ... or this many per character of its ids, if more: a step names each id a few times
+# (batch, samples, rows, queues), so a correct run with ids of 2**16 characters reports up to 20 bytes per character
 PROBES = ("mutate", "beside", "resample")  # the probes a workload may ask for ("probe" in its JSON,
 # conformance.sandbox.run prepare); the parent answers the child's probe question with the probe's place here + 1,
 # or 0 for none
@@ -87,10 +90,23 @@ def trace_line(index: int, trace: dict[str, object], refused: list[str]) -> str:
     steps: Any = trace["steps"]
     tail = ""
     if "beside" in trace:
-        beside: Any = trace["beside"]
-        other = encode({"stop": beside["stop"], "error": beside["error"]})
-        tail = ',"beside":' + other[:-1] + ',"steps":[' + ",".join(beside["steps"]) + "]}"
+        tail = ',"beside":' + lane_text(trace["beside"])
+    if "group" in trace:
+        lanes: Any = trace["group"]
+        tail = ',"group":[' + ",".join(lane_text(t) for t in lanes) + "]"
     return head[:-1] + ',"steps":[' + ",".join(steps) + "]" + tail + "}"
+
+
+def lane_text(trace: Any) -> str:
+    """A second instance's trace (a two-instance probe's, or a group's), as JSON: how it stopped, and its steps."""
+    head = encode({"stop": trace["stop"], "error": trace["error"]})
+    return head[:-1] + ',"steps":[' + ",".join(trace["steps"]) + "]}"
+
+
+def report_max(id_chars: int) -> int:
+    """The bytes one workload's steps may take, for ids of `id_chars` characters in all (the parent allows a
+    message and a child's reports as much more, conformance/sandbox/watch.py)."""
+    return max(REPORT_MAX, REPORT_PER_ID_CHAR * id_chars)
 
 
 def never() -> int:
@@ -124,6 +140,10 @@ class Lane:
             self.trace = e.value
             return None
 
+    def ended(self) -> dict[str, object]:
+        assert self.trace is not None, "the lane is still running"
+        return self.trace
+
 
 def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool = True,
           probed: Callable[[], int] = never, keep: bool = True) -> dict[str, object]:
@@ -135,6 +155,8 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
     can see before or during its first call tells a probe from a scored run. `keep`: keep every returned
     value and read it again at the end (conformance/sandbox/keep.py).
     """
+    if "group" in workload:  # schedulers alive at once: openly a group, nothing to hide
+        return group(module, workload, step_cap)
     first = Lane(run_lane(module, workload, step_cap, white_box, probed, keep))
     while (said := first.advance()) is not None:
         if said == BESIDE:
@@ -149,16 +171,28 @@ def pair(module: Any, workload: dict[str, Any], step_cap: int) -> dict[str, obje
     the order `check` runs them (conformance/checks/history.py ``interleave``): the second instance created
     first, then each step the first's schedule(), the second's, the first's update(), the second's. A lane
     that ends leaves the other to run alone. Both black box: they are judged by their calls alone."""
-    second = Lane(run_lane(module, beside_workload(workload), step_cap, False, never, False))
-    first = Lane(run_lane(module, workload, step_cap, False, never, False))
-    second.advance()  # created first
-    if first.advance() is not None:  # then the first, and both run call by call
-        while first.advance() is not None:
-            second.advance()
-    while second.advance() is not None:
-        pass
-    assert first.trace is not None and second.trace is not None
-    return {**first.trace, "beside": second.trace}
+    first, second = together(module, [workload, beside_workload(workload)], step_cap)
+    return {**first, "beside": second}
+
+
+def group(module: Any, workload: dict[str, Any], step_cap: int) -> dict[str, object]:
+    """Schedulers alive at once, each with its own config: the workload and those of its "group", run as `check`
+    runs a reach tier's group (conformance/checks/history.py ``interleave``), black box."""
+    first, *rest = together(module, [workload, *workload["group"]], step_cap)
+    return {**first, "group": rest}
+
+
+def together(module: Any, workloads: list[dict[str, Any]], step_cap: int) -> list[dict[str, object]]:
+    """Instances created last to first, then stepped call by call: each step, every live one's schedule() in
+    order, then the update() of each that scheduled (conformance/checks/history.py ``interleave``, the order
+    `check` uses); a lane that ends leaves the others running. Their traces, in the order of `workloads`."""
+    lanes = [Lane(run_lane(module, w, step_cap, False, never, False)) for w in workloads]
+    for lane in reversed(lanes):
+        lane.advance()  # created
+    while scheduled := [lane for lane in lanes if lane.advance() is not None]:
+        for lane in scheduled:
+            lane.advance()
+    return [lane.ended() for lane in lanes]
 
 
 def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool, probed: Callable[[], int],
@@ -173,7 +207,7 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
     seqs: dict[str, object] = {}
     keeper = Keeper(seqs) if keep else None
     steps: list[str] = []  # each step's record, encoded once
-    size = 0
+    size, most = 0, report_max(sum(_len(r["seq_id"]) for r in workload["requests"]))
     sampled: list[list[object]] = []
     sample_error: list[str] = []
     times: dict[tuple[str, int], int] = {}  # samples of each position so far
@@ -256,9 +290,9 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
                 record["after_update"] = snapshot(sched, seqs, sent)
             text, record = encode(record), None
             size += _len(text) + 1
-            if size > REPORT_MAX:
+            if size > most:
                 raise SubmissionProtocolError(
-                    f"the report of this workload passed {REPORT_MAX >> 20} MB in step {step} (every step's "
+                    f"the report of this workload passed {most >> 20} MB in step {step} (every step's "
                     f"batch and state are reported) without every request finishing; the largest correct run "
                     f"of the corpus reports far less: look for steps that repeat without progress")
             steps.append(text)

@@ -53,6 +53,7 @@ class Decoded:
     notes: tuple[str, ...] = ()  # values read although not of docs/api.md's types: notes, never findings
     kept: tuple[Kept, ...] | None = None  # what changed in the returned values by the end of a run that ended done
     beside: Decoded | None = None  # a two-instance probe: the second instance's trace (black box)
+    group: tuple[Decoded, ...] = ()  # a group's other schedulers, alive at once: their traces (black box)
 
 
 def parse_line(line: bytes) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.beside import beside_workload
 from conformance.sandbox import protocol
-from conformance.sandbox.child import BESIDE, RESAMPLE
+from conformance.sandbox.child import BESIDE, REPORT_MAX, RESAMPLE, report_max
 from conformance.sandbox.isolation import Isolation
 from conformance.sandbox.memo import Memo, item_key
 from conformance.sandbox.protocol import Decoded
@@ -63,14 +63,24 @@ class Run:
         self.cap_eff: int | None = None
         self.budget_spent = False
         self._keys: dict[int, bytes] = {}
+        self._extra: list[int] | None = None
 
     def key(self, index: int) -> bytes:
         """The digest of what reading workload `index`'s trace depends on besides the line (memo keys)."""
         if index not in self._keys:
-            workload, _, cap, probe = self.items[index]
+            workload, data, cap, probe = self.items[index]
             white_box = self.limits.white_box and probe != BESIDE  # the two instances of a probe run black box
-            self._keys[index] = workload_key(workload, cap, white_box) + bytes([probe])
+            self._keys[index] = (item_key(data, cap, False) if "group" in data  # a group: every lane's workload
+                                 else workload_key(workload, cap, white_box)) + bytes([probe])
         return self._keys[index]
+
+    def extra_bytes(self, index: int) -> int:
+        """What workload `index`'s report may take past the usual allowance: ids of thousands of characters make
+        every step longer (child.report_max); the parent allows a message and a child's reports as much more."""
+        if self._extra is None:
+            self._extra = [report_max(sum(len(r.seq_id) for r in item[0].requests)) - REPORT_MAX
+                           for item in self.items]
+        return self._extra[index] if index < len(self._extra) else 0
 
     def capture(self, stream: str, data: bytes) -> None:
         """Keep at most output_bytes of each stream; count everything."""
@@ -118,11 +128,19 @@ def read_trace(run: Run, index: int, message: dict[str, Any]) -> Trace:
     refused = message.get("refused")
     names = tuple(protocol.clean(r[:100]) for r in refused[:20] if type(r) is str) if type(refused) is list else ()
     workload = message.get("workload")
-    decoded = protocol.trace(message, data, cap, run.limits.white_box and probe != BESIDE, probe == RESAMPLE)
+    white_box = run.limits.white_box and probe != BESIDE and "group" not in data  # instances side by side: black box
+    decoded = protocol.trace(message, data, cap, white_box, probe == RESAMPLE)
     if "beside" in message:
         if probe != BESIDE or type(message["beside"]) is not dict:
             raise protocol.Malformed("trace.beside is sent only for a two-instance probe, as an object")
         decoded = replace(decoded, beside=protocol.trace(message["beside"], beside_workload(data), cap, False))
+    lanes = data.get("group", [])
+    if "group" in message or lanes:
+        sent = message.get("group")
+        if type(sent) is not list or len(sent) != len(lanes) or any(type(t) is not dict for t in sent):
+            raise protocol.Malformed(f"trace.group must be sent for a group's run only, as {len(lanes)} objects")
+        decoded = replace(decoded, group=tuple(protocol.trace(t, w, cap, False)
+                                               for t, w in zip(sent, lanes, strict=True)))
     return Trace(workload if type(workload) is int else -1, names, decoded)
 
 
@@ -134,7 +152,10 @@ def judge_trace(run: Run, index: int, trace: Trace, cpu: float, wall: float, dig
     if decoded.beside is not None:
         beside = WorkloadResult(index, run.items[index][0].name, *outcome(run, index, decoded.beside),
                                 trace=decoded.beside)
-    run.finish(index, *outcome(run, index, decoded), cpu, wall, trace=decoded, digest=digest, beside=beside)
+    group = tuple(WorkloadResult(index, run.items[index][0].name, *outcome(run, index, t), trace=t)
+                  for t in decoded.group)
+    run.finish(index, *outcome(run, index, decoded), cpu, wall, trace=decoded, digest=digest, beside=beside,
+               group=group)
 
 
 def outcome(run: Run, index: int, decoded: Decoded) -> tuple[str, str]:

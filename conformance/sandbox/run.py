@@ -39,11 +39,17 @@ def prepare(workload: Workload | Mapping[str, Any], limits: Limits) -> Item:
     A probe is asked for by a "probe" key in a workload's JSON ("mutate": the child clears every dict
     schedule() returns before calling update(); "beside": a second instance with another config runs
     beside, call by call). The code never goes into the workload's JSON: the child learns it from the
-    probe channel, after the submission's first schedule() of the workload returned.
+    probe channel, after the submission's first schedule() of the workload returned. A group of schedulers
+    alive at once is open instead: the others' workloads are in the first's JSON, as "group", and all of them
+    run black box, call by call, with the step cap of the slowest.
     """
     w = workload if isinstance(workload, Workload) else workload_from_json(dict(workload))
     asked = None if isinstance(workload, Workload) else workload.get("probe")
     probe = PROBES.index(asked) + 1 if asked in PROBES else 0
+    lanes = [] if isinstance(workload, Workload) else [workload_from_json(dict(g)) for g in workload.get("group", ())]
+    if lanes:  # a group (conformance/workloads/reach.py): its first scheduler's workload, the others' in "group"
+        return (w, {**workload_to_json(w), "group": [workload_to_json(g) for g in lanes]},
+                max(liveness_bound(g.requests) for g in (w, *lanes)) + limits.step_margin, 0)
     return w, workload_to_json(w), liveness_bound(w.requests) + limits.step_margin, probe
 
 

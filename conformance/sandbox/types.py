@@ -82,6 +82,7 @@ class WorkloadResult:
     wall_seconds: float = 0.0  # wall time the parent measured (depends on the machine's load)
     digest: bytes = b""  # of the report line and the workload it was read from (sandbox.memo); b"" if none
     beside: WorkloadResult | None = None  # a two-instance probe: how its second instance's run ended, and its trace
+    group: tuple[WorkloadResult, ...] = ()  # a group's other schedulers: how each one's run ended, and its trace
 
     @property
     def steps(self) -> tuple[dict[str, Any], ...]:

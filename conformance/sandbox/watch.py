@@ -23,7 +23,7 @@ from conformance.sandbox.record import Run, Trace, ended, idle_limit, judge_trac
 from conformance.sandbox.spawn import PROJECT, RLIMITS, base_dir, fresh_uid, start
 from conformance.sandbox.types import LoadFailure
 
-LINE_MAX = 8 << 20  # bytes of one message
+LINE_MAX = 8 << 20  # bytes of one message (more for a workload with long ids: Run.extra_bytes)
 POLL = 0.2  # seconds between two checks of the limits
 
 
@@ -203,7 +203,10 @@ class Child:
                          (self.report, "report")):
             os.set_blocking(fd, False)
             sel.register(fd, selectors.EVENT_READ, name)
-        buffer, received, checked = b"", 0, time.monotonic()
+        pieces: list[bytes] = []  # the message being read, joined once its newline arrives (a long one comes in
+        held, received, checked = 0, 0, time.monotonic()  # pieces of 1 MB: joining at each would copy it again)
+        allowed = self.run.limits.report_bytes + sum(self.run.extra_bytes(i) for i in range(self.first,
+                                                                                             len(self.run.items)))
         while sel.get_map() and self.malformed is None and self.run.load_error is None and self.stop is None:
             for key, _ in sel.select(POLL):
                 data = os.read(key.fd, 1 << 20)
@@ -212,12 +215,18 @@ class Child:
                     sel.unregister(key.fd)
                 elif key.data != "report":
                     self.run.capture(key.data, data)
-                elif (received := received + len(data)) > self.run.limits.report_bytes:
-                    self.malformed = f"the reports exceeded {self.run.limits.report_bytes} bytes"
+                elif (received := received + len(data)) > allowed:
+                    self.malformed = f"the reports exceeded {allowed} bytes"
                 else:
-                    *lines, buffer = (buffer + data).split(b"\n")
-                    if len(buffer) > LINE_MAX:
-                        self.malformed = f"a message is longer than {LINE_MAX} bytes"
+                    if b"\n" in data:
+                        *lines, rest = (b"".join(pieces) + data).split(b"\n")
+                        pieces, held = [rest], len(rest)
+                    else:
+                        lines = []
+                        pieces.append(data)
+                        held += len(data)
+                    if held > (longest := LINE_MAX + self.run.extra_bytes(self.current)):
+                        self.malformed = f"a message is longer than {longest} bytes"
                     try:
                         for line in filter(None, lines):
                             self.on_line(line)

@@ -110,6 +110,39 @@ def test_check_fails_it_and_grade_takes_points_for_the_same_rule(tmp_path: Path,
     assert item.item.id == "differential" and any(f"hygiene {r}" in shown for r in RULES[name]), lost(g)
 
 
+PAST = {  # bugs that show only past a threshold the corpus stays below: the reach tiers find them in both commands
+    "ids_keyed_by_512_chars": ([  # duplicate ids told apart by their first 512 characters (a store's key limit)
+        ("        if seq_id in self._seq_ids:\n", "        if seq_id[:512] in self._seq_ids:\n"),
+        ("        self._seq_ids.add(seq_id)\n", "        self._seq_ids.add(seq_id[:512])\n"),
+    ], "hygiene"),
+    "running_from_a_pool_of_128": ([  # each instance's running list taken from a module-level pool of 128
+        ("class Scheduler:\n", "_POOL: list[list[Sequence]] = [[] for _ in range(128)]\n_MADE = [0]\n\n\n"
+                                "class Scheduler:\n"),
+        ("        self.running: list[Sequence] = []  # admission order; running[-1] is the next victim\n",
+         "        _MADE[0] += 1\n        self.running: list[Sequence] = _POOL[_MADE[0] % 128]\n"
+         "        self.running.clear()\n"),
+    ], "hygiene"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAST))
+def test_a_bug_past_a_threshold_fails_check_and_costs_points_for_the_same_check(tmp_path: Path, name: str) -> None:
+    edits, check = PAST[name]
+    text = IMPL.read_text()
+    for old, new in edits:
+        assert text.count(old) == 1, f"impl/scheduler.py changed: {old!r} is not there once"
+        text = text.replace(old, new)
+    path = tmp_path / name / "p07_scheduler.py"
+    path.parent.mkdir()
+    path.write_text(text)
+    report = run(str(path), "quick", diagnose=False)
+    found = report.checks[check].counterexample
+    assert report.verdict == "FAIL" and found is not None and found.source.startswith("reach/"), report.summary()
+    g = grade(path)
+    assert g.score < 100, "grade gave full marks to a scheduler that check fails past a threshold"
+    assert any(check in i.failed_checks for i in g.items), lost(g)
+
+
 def test_impl_passes_check_and_gets_full_marks(verdicts: list[dict[str, Any]]) -> None:
     assert run(str(IMPL), "quick", diagnose=False).verdict == "PASS"
     g = grade(IMPL)

@@ -140,21 +140,25 @@ def test_parse_line_accepts_only_plain_json_objects(line: bytes, words: str) -> 
 
 
 def test_correct_reports_stay_far_below_the_report_cap() -> None:
-    """The child stops a run whose report passes REPORT_MAX (a stall caught at the same step every time, well
-    before its CPU limit); every run of a correct submission on the grading cases must stay far below it."""
+    """The child stops a run whose report passes its allowance, REPORT_MAX or more for long ids (a stall caught at
+    the same step every time, well before its CPU limit); every run of a correct submission on the grading cases,
+    the reach tiers' ids of 2**16 characters included, must stay far below its own."""
     from conformance.grading.judge import grading_cases
     from conformance.grading.rubric import load_rubric
-    from conformance.sandbox.child import REPORT_MAX
+    from conformance.sandbox.child import REPORT_MAX, report_max
     from conformance.sandbox.run import prepare
     from conformance.sandbox.types import Limits
 
-    module, largest = correct_module(), 0
+    module, worst, ids = correct_module(), 0.0, 0
     for w in grading_cases(load_rubric())[1]:
         _, data, cap, _ = prepare(w, Limits())
         trace = drive(module, data, cap)
         assert trace["stop"] == "done", data["name"]
-        largest = max(largest, len(trace_line(0, trace, [])))
-    assert largest < REPORT_MAX / 4, f"a correct run reports {largest} bytes; raise REPORT_MAX (child.py) with it"
+        chars = sum(len(r["seq_id"]) for r in data["requests"])
+        ids = max(ids, chars)
+        worst = max(worst, sum(len(s) + 1 for s in trace["steps"]) / report_max(chars))
+    assert worst < 1 / 4, f"a correct run reports {worst:.0%} of its allowance; raise REPORT_MAX or REPORT_PER_ID_CHAR"
+    assert report_max(ids) > REPORT_MAX, "no grading case has ids long enough to need more than REPORT_MAX"
 
 
 def test_a_resample_probe_shifts_a_token_per_earlier_sample_of_its_position() -> None:
