@@ -29,11 +29,13 @@ import pytest
 
 from conformance.checks.checkers import Finding
 from conformance.grading.collect import Entry
-from conformance.grading.judge import grade_one
+from conformance.grading.judge import CHILD_RECURSION_LIMIT, corpus_cases, grade_one
 from conformance.grading.observe import Case, Observations
 from conformance.grading.outputs import Grade
 from conformance.grading.rubric import load_rubric
+from conformance.profiles import PROFILES
 from conformance.suite import run
+from conformance.workloads.reach import cases as reach_cases
 
 IMPL = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
 EDITS = {
@@ -123,6 +125,18 @@ PAST = {  # bugs that show only past a threshold the corpus stays below: the rea
          "        self.running.clear()\n"),
     ], "hygiene"),
 }
+
+
+def test_the_default_rubric_grades_every_reach_case_of_check_default() -> None:
+    """Each reach case `check --profile default` runs is a case of the default rubric's grade, under the same name
+    and with the same workloads (a group's schedulers as its lanes), and the grade runs no other."""
+    rubric = load_rubric()
+    cases, _ = corpus_cases(rubric.corpus, policy=rubric.policy, reach=rubric.reach)
+    graded = {c.vector_id: c.lanes or (c.workload,) for c in cases if c.vector_id.startswith("reach/")}
+    checked = {f"reach/{c.name}": c.workloads for stage in PROFILES["default"].stages() if stage.source == "reach"
+               for c in reach_cases(stage.tier, CHILD_RECURSION_LIMIT)}
+    assert graded.keys() == checked.keys(), sorted(graded.keys() ^ checked.keys())[:5]
+    assert all(graded[k] == checked[k] for k in checked), [k for k in checked if graded[k] != checked[k]][:5]
 
 
 @pytest.mark.parametrize("name", sorted(PAST))
