@@ -30,8 +30,9 @@ from conformance.sandbox.wireshim import load_wire
 from spec.loop import RESAMPLE_SHIFT, Steps
 
 PROTOCOL = 1
-REPORT_MAX = 4 << 20  # bytes of one workload's steps; correct runs stay under a quarter of it (a test checks): the
-# corpus's under 0.3 MB, the reach tiers' crowds and run of 2,049 steps under 0.7 MB
+REPORT_MAX = 2 << 20  # bytes of one workload's steps; correct runs stay far below it (a test checks): the corpus's
+# under 0.3 MB, the reach tiers' crowds and run of 2,049 steps under 0.7 MB. A run that stalls reports up to this
+# much, and the parent reads and judges all of it: a larger cap makes a stalling submission slower to grade
 REPORT_PER_ID_CHAR = 128  # ... or this many per character of its ids, if more: a step names each id a few times
 # (batch, samples, rows, queues), so a correct run with ids of 2**16 characters reports up to 20 bytes per character
 PROBES = ("mutate", "beside", "resample")  # the probes a workload may ask for ("probe" in its JSON,
