@@ -21,7 +21,6 @@ from spec.loop import Steps
 from spec.trace import Request, Snapshot, Workload, workload_to_json
 
 OBSERVED_FORMAT = "schedcheck/observed"
-STALL_STEPS = 64  # after this many empty batches in a row, all requests arrived, a run stops as if at its bound
 STEP_CAP = 2_000  # a run whose liveness bound is larger stops this far past the spec's own length (a hang)
 STEP_CAPPED = "still unfinished after"  # how the message of a run stopped at its step cap begins
 
@@ -134,10 +133,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
     except (Exception, CallTimeout) as e:  # the submission's constructor raised
         return fail(raised(e)[0], str(e))
     idle_calls = capabilities_of(sut).idle_schedule  # a malformed declaration stops the run (CapabilityError)
-    bound = liveness_bound(workload.requests)
-    cap = step_cap(workload, bound)
-    run: Steps[Request] = Steps(workload.requests, lambda r: r.arrival, lambda r: r.seq_id, min(bound, cap))
-    idle = 0  # consecutive empty batches with every request arrived
+    run: Steps[Request] = Steps(workload.requests, lambda r: r.arrival, lambda r: r.seq_id, run_cap(workload))
     live: set[str] = set()  # added and not yet reported finished
     for step, arrivals in run:
         if until is not None and step > until:
@@ -176,21 +172,17 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
             if finished_now is None:
                 return fail("bad_result", f"update() returned {_show(finished)}; expected a list of finished seq_ids")
             record["finished"] = finished_now
-            run.finished(finished_now)
+            run.finished(finished_now, bool(record["schedule"]))
             live.difference_update(finished_now)
-            idle = idle + 1 if not record["schedule"] and not run.pending else 0
-            if idle >= STALL_STEPS:  # stuck with everything arrived: the rest would repeat up to the bound
-                observed["stop"] = "bound"
-                break
             if white_box and observed["white_box_error"] is None:
                 record["after_update"] = _snapshot(sut, observed, step, call)
         except (Exception, CallTimeout) as e:  # the submission raised or hung: a finding, never a suite crash
             return fail(*raised(e))
-    if not run.done and observed["stop"] != "bound":
-        if cap < bound:
-            step, call = step + 1, "schedule"
-            return fail("CallTimeout", f"{STEP_CAPPED} {cap} steps, far past the spec's last step "
-                        "(an endless loop?); the liveness bound of this workload is too large to run to")
+    if not run.done:
+        capped = step_capped(workload, step)
+        if capped is not None:
+            observed["stop"], observed["error"] = "error", capped
+            return observed
         observed["stop"] = "bound"
     try:
         outputs = sut.outputs()
@@ -245,6 +237,24 @@ def step_cap(workload: Workload, bound: int) -> int:
     if not runnable(workload):
         return STEP_CAP
     return STEP_CAP + 2 * len(expected_trace(workload).steps)
+
+
+def run_cap(workload: Workload) -> int:
+    """The steps a run of `workload` may take: its liveness bound, or step_cap's cap if that is lower."""
+    bound = liveness_bound(workload.requests)
+    return min(bound, step_cap(workload, bound))
+
+
+def step_capped(workload: Workload, steps: int) -> dict[str, Any] | None:
+    """The error that ends a run stopped unfinished after `steps` steps, at a step cap short of its liveness bound
+    (a hang, as RUN_SECONDS would say, without waiting for it); None if the run stopped otherwise (at its bound,
+    stalled: stop "bound"). The sandbox's runs end the same way (conformance/grading/observe.py)."""
+    cap = run_cap(workload)
+    if steps < cap or cap == liveness_bound(workload.requests):
+        return None
+    return {"step": cap + 1, "call": "schedule", "kind": "CallTimeout",
+            "message": f"{STEP_CAPPED} {cap} steps, far past the spec's last step (an endless loop?); the liveness "
+                       "bound of this workload is too large to run to"}
 
 
 def _snapshot(sut: SchedulerUnderTest, observed: dict[str, Any], step: int, call: str) -> Snapshot | None:

@@ -2,9 +2,10 @@
 
 Before the schedule() of step t, every request whose arrival is t is added, in list order; then
 schedule() and update(). A run ends when every request has arrived and update() has reported it
-finished, or at a step limit. ``Steps`` owns that order and that end, nothing else: what a call
-is and what is recorded belongs to its driver (the reference model's ``spec.trace.run``, the
-conformance drivers in process, interleaved and in the sandbox child, the tests, the benchmarks).
+finished, at a step limit, or after STALL_STEPS empty batches in a row with every request arrived.
+``Steps`` owns that order and that end, nothing else: what a call is and what is recorded belongs to its
+driver (the reference model's ``spec.trace.run``, the conformance drivers in process, interleaved and in
+the sandbox child, the tests, the benchmarks).
 It imports nothing of the project, so the sandbox child runs this very text without the project.
 """
 
@@ -17,6 +18,8 @@ from typing import Generic, TypeVar
 R = TypeVar("R")
 RESAMPLE_SHIFT = 1000  # added to a token per earlier sample of its position, in a run that probes resampling: a real
 # model is not a function, so a scheduler that loses tokens and samples their positions again must not get them back
+STALL_STEPS = 64  # empty batches in a row, every request arrived, after which a run ends as at its limit: a feasible
+# workload never has one (spec/feasible.py), and a scheduler stuck there would only repeat them up to the limit
 
 
 class Steps(Generic[R]):
@@ -28,15 +31,22 @@ class Steps(Generic[R]):
         self.unfinished = {seq_id(r) for r in self.pending}  # arrived or not, not yet reported finished
         self.arrival, self.limit = arrival, limit
         self.step = 0  # the step running now; 0 before the first
+        self.idle = 0  # empty batches in a row since every request arrived
 
     @property
     def done(self) -> bool:
         """Every request has arrived and update() has reported it finished."""
         return not self.pending and not self.unfinished
 
+    @property
+    def stalled(self) -> bool:
+        """STALL_STEPS empty batches in a row, every request arrived: the run ends unfinished."""
+        return self.idle >= STALL_STEPS
+
     def next(self) -> list[R] | None:
-        """Start the next step: the requests to add before its schedule(); None once done or at the limit."""
-        if self.done or self.step >= self.limit:
+        """Start the next step: the requests to add before its schedule(); None once done, at the limit or
+        stalled."""
+        if self.done or self.step >= self.limit or self.stalled:
             return None
         self.step += 1
         added = []
@@ -44,9 +54,10 @@ class Steps(Generic[R]):
             added.append(self.pending.popleft())
         return added
 
-    def finished(self, seq_ids: Iterable[str]) -> None:
-        """Record what this step's update() reported finished."""
+    def finished(self, seq_ids: Iterable[str], scheduled: bool = True) -> None:
+        """Record what this step's update() reported finished, and whether its schedule() ran anything."""
         self.unfinished.difference_update(seq_ids)
+        self.idle = 0 if scheduled or self.pending else self.idle + 1
 
     def __iter__(self) -> Iterator[tuple[int, list[R]]]:
         while (added := self.next()) is not None:

@@ -98,8 +98,9 @@ class _Lane:
         self.open: set[str] = set()  # added and not yet reported finished
 
     def live(self) -> bool:
-        """Whether this lane takes the next step: no error, not done, not at its limit."""
-        return self.obs["error"] is None and not self.run.done and self.run.step < self.run.limit
+        """Whether this lane takes the next step: no error, not done, not at its limit, not stalled."""
+        return (self.obs["error"] is None and not self.run.done and self.run.step < self.run.limit
+                and not self.run.stalled)
 
     def guard(self, fn: Callable[[], Any], step: int) -> Any:
         try:
@@ -137,7 +138,7 @@ class _Lane:
         self.steps[-1]["sampled"] = self.sample.calls[first:]
         if isinstance(got, list):
             self.steps[-1]["finished"] = list(got)
-            self.run.finished(got)
+            self.run.finished(got, bool(self.steps[-1].get("schedule")))
             self.open.difference_update(x for x in got if isinstance(x, str))
 
     def finish(self) -> dict[str, Any]:

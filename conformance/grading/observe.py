@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from conformance.checks import checkers, history, probes, whitebox
 from conformance.checks.checkers import Finding
+from conformance.drivers import step_capped
 from conformance.retention import Kept
 from conformance.sandbox.memo import Memo, digest
 from conformance.sandbox.types import WorkloadResult
@@ -63,8 +64,10 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
     d = r.trace
     steps = list(d.steps) if d is not None else []
     stop = {"ok": "done", "stalled": "bound"}.get(r.status, "error")
-    error = None
-    if stop == "error":
+    error = step_capped(workload, len(steps)) if stop == "bound" else None  # stopped as check's drivers stop it
+    if error is not None:
+        stop = "error"
+    elif stop == "error":
         e = r.error
         if category(r) == "timeout":  # the same words whichever limit (wall, CPU) fired first
             error = {"step": len(steps) + 1, "call": "run", "kind": "CallTimeout",

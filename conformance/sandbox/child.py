@@ -286,7 +286,7 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
             record["finished"] = finished
             if keeper is not None:
                 keeper.update(step, done, objects)
-            run.finished(finished)
+            run.finished(finished, bool(record["schedule"]))
             if white_box:
                 record["after_update"] = snapshot(sched, seqs, sent)
             text, record = encode(record), None

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from conformance.retention import KINDS, Kept
 from conformance.sandbox.keep import FIELDS, REPORTED, SHOWN_MAX
-from spec.loop import RESAMPLE_SHIFT
+from spec.loop import RESAMPLE_SHIFT, STALL_STEPS
 
 BIG = 1 << 128  # as in the child: the corpus goes past 64 bits; a bound keeps parsing cheap
 STATUS_MAX = 64  # characters of a status name
@@ -282,8 +282,12 @@ def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int
         if message.get("error") is not None or not every <= done or len(known) != len(every):
             raise Malformed("trace says 'done' but not every request was added and reported finished")
     elif stop == "bound":
-        if len(raw) != step_cap or message.get("error") is not None:
-            raise Malformed(f"trace says 'bound' after {len(raw)} steps; the cap is {step_cap}")
+        last_arrival = max(arrivals, default=0)
+        stalled = (len(steps) >= STALL_STEPS and last_arrival <= len(steps) - STALL_STEPS + 1
+                   and not any(s["schedule"] for s in steps[-STALL_STEPS:]))
+        if (len(raw) != step_cap and not stalled) or message.get("error") is not None:
+            raise Malformed(f"trace says 'bound' after {len(raw)} steps; the cap is {step_cap}, and its last "
+                            f"{STALL_STEPS} steps are not all empty batches after the last arrival")
     else:
         error = call_error(message.get("error"), every, "trace.error")
         last_partial = bool(steps) and "finished" not in steps[-1]

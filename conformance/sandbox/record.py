@@ -19,6 +19,7 @@ from conformance.sandbox.isolation import Isolation
 from conformance.sandbox.memo import Memo, item_key
 from conformance.sandbox.protocol import Decoded
 from conformance.sandbox.types import Limits, LoadFailure, WorkloadResult
+from spec.loop import STALL_STEPS
 from spec.trace import Workload, workload_to_json
 
 Item = tuple[Workload, dict[str, Any], int, int]  # workload, its JSON, its step cap, its probe (child.PROBES; 0: none)
@@ -163,9 +164,12 @@ def outcome(run: Run, index: int, decoded: Decoded) -> tuple[str, str]:
     cap, error = run.items[index][2], decoded.error
     if decoded.stop == "done":
         return "ok", "ok"
+    if decoded.stop == "bound" and len(decoded.steps) < cap:
+        return "stalled", (f"stalled: {STALL_STEPS} empty batches in a row after every request arrived, up to step "
+                           f"{len(decoded.steps)}; the submission stopped making progress")
     if decoded.stop == "bound":
-        return "stalled", (f"stalled: requests still unfinished after the step cap of {cap} steps (liveness bound + "
-                           f"{run.limits.step_margin}); the submission stopped making progress")
+        return "stalled", (f"stalled: requests still unfinished after the step cap of {cap} steps (the liveness "
+                           "bound, or far past the spec's last step when that bound is too large to run to)")
     assert error is not None
     where = f"in {error['call']} at step {error['step']}"
     if error["kind"] == "bad_result":

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from conformance.drivers import run_cap
 from conformance.sandbox.budget import current
 from conformance.sandbox.child import PROBES
 from conformance.sandbox.isolation import detect
@@ -26,15 +27,15 @@ from conformance.sandbox.program import WIRE_PROCESSES, WireProgram, is_wire, re
 from conformance.sandbox.record import Item, Run, finish_rest
 from conformance.sandbox.types import Limits, LoadFailure, SandboxResult
 from conformance.sandbox.watch import run_child
-from spec.feasible import liveness_bound
 from spec.trace import Workload, workload_from_json, workload_to_json
 
 __all__ = ["prepare", "run_in_sandbox"]
 SUBMISSION_MAX = 1 << 20  # bytes of a submission's module
 
 
-def prepare(workload: Workload | Mapping[str, Any], limits: Limits) -> Item:
-    """A workload, its JSON for the child, its step cap (liveness bound + margin), and its probe's code.
+def prepare(workload: Workload | Mapping[str, Any]) -> Item:
+    """A workload, its JSON for the child, its step cap (conformance.drivers run_cap, as `check` runs it), and its
+    probe's code.
 
     A probe is asked for by a "probe" key in a workload's JSON ("mutate": the child clears every dict
     schedule() returns before calling update(); "beside": a second instance with another config runs
@@ -49,26 +50,26 @@ def prepare(workload: Workload | Mapping[str, Any], limits: Limits) -> Item:
     lanes = [] if isinstance(workload, Workload) else [workload_from_json(dict(g)) for g in workload.get("group", ())]
     if lanes:  # a group (conformance/workloads/reach.py): its first scheduler's workload, the others' in "group"
         return (w, {**workload_to_json(w), "group": [workload_to_json(g) for g in lanes]},
-                max(liveness_bound(g.requests) for g in (w, *lanes)) + limits.step_margin, 0)
-    return w, workload_to_json(w), liveness_bound(w.requests) + limits.step_margin, probe
+                max(run_cap(g) for g in (w, *lanes)), 0)
+    return w, workload_to_json(w), run_cap(w), probe
 
 
-_prepared: dict[tuple[int, int], tuple[tuple[Workload | Mapping[str, Any], ...], list[Item | None]]] = {}
+_prepared: dict[int, tuple[tuple[Workload | Mapping[str, Any], ...], list[Item | None]]] = {}
 PREPARED_KEPT = 4  # tuples of workloads whose items are kept (a grade runs two: the corpus, the exploration)
 
 
-def prepared(workloads: Sequence[Workload | Mapping[str, Any]], limits: Limits) -> list[Item]:
+def prepared(workloads: Sequence[Workload | Mapping[str, Any]]) -> list[Item]:
     """prepare() of every workload. In a tuple (a class's runs are the same tuples for every submission,
-    conformance.grading.judge), a Workload's item is made once: it depends only on the frozen workload
-    and the step margin. A workload given as JSON (a dict, which may change) is prepared every time."""
+    conformance.grading.judge), a Workload's item is made once: it depends only on the frozen workload.
+    A workload given as JSON (a dict, which may change) is prepared every time."""
     if not isinstance(workloads, tuple):
-        return [prepare(w, limits) for w in workloads]
-    key = (id(workloads), limits.step_margin)
+        return [prepare(w) for w in workloads]
+    key = id(workloads)
     if key not in _prepared or _prepared[key][0] is not workloads:  # the tuple is held: its id is not reused
         while len(_prepared) >= PREPARED_KEPT:
             del _prepared[next(iter(_prepared))]
-        _prepared[key] = (workloads, [prepare(w, limits) if isinstance(w, Workload) else None for w in workloads])
-    return [prepare(w, limits) if item is None else item for w, item in zip(workloads, _prepared[key][1], strict=True)]
+        _prepared[key] = (workloads, [prepare(w) if isinstance(w, Workload) else None for w in workloads])
+    return [prepare(w) if item is None else item for w, item in zip(workloads, _prepared[key][1], strict=True)]
 
 
 def read_submission(path: str | Path) -> tuple[bytes | WireProgram, str | None]:
@@ -105,7 +106,7 @@ def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | M
     submission, problem = read_submission(submission_path)
     if isinstance(submission, WireProgram):  # the program, and the threads its runtime starts
         limits = replace(limits, processes=max(limits.processes, WIRE_PROCESSES))
-    items = prepared(workloads, limits)
+    items = prepared(workloads)
     run = Run(detect(limits.isolation), limits, items)
     if problem is not None:
         run.fail_load(LoadFailure("unreadable", "", problem))

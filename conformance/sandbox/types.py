@@ -14,7 +14,7 @@ from conformance.sandbox.protocol import Decoded
 
 STATUSES = (
     "ok",  # every request finished; the trace is ready to be judged
-    "stalled",  # the step cap (liveness bound + margin) was reached with requests unfinished
+    "stalled",  # the step cap (conformance.drivers run_cap) was reached unfinished, or 64 empty batches came in a row
     "exception",  # the submission raised (any BaseException) inside a call
     "memory",  # the submission raised MemoryError (the address-space limit)
     "protocol",  # a returned value broke docs/api.md's shape, or the child's report was malformed
@@ -47,7 +47,6 @@ class Limits:
     output_bytes: int = 1 << 20  # bytes of stdout and of stderr kept; the rest is counted and dropped
     report_bytes: int = 32 << 20  # bytes of JSON reports accepted from one child (one message: LINE_MAX)
     tmp_bytes: int = 64 << 20  # size of the child's private /tmp and of its /dev/shm (namespace levels)
-    step_margin: int = 16  # steps allowed past the liveness bound before a run counts as stalled
     white_box: bool = True  # read blocks_used, queues and sequence fields after every call
     isolation: str | None = None  # force a level of isolation.LEVELS; None: the best available
     hide: tuple[str, ...] = ()  # more directories to cover with an empty tmpfs (e.g. the other submissions)
@@ -59,7 +58,7 @@ class Limits:
             if type(value) not in (int, float) or not value > 0:
                 raise ValueError(f"Limits.{name} must be a number > 0, got {value!r}")
         for name in ("workload_cpu_seconds", "cpu_seconds", "memory_bytes", "file_bytes", "open_files",
-                     "processes", "output_bytes", "report_bytes", "step_margin"):
+                     "processes", "output_bytes", "report_bytes"):
             value = getattr(self, name)
             if type(value) is not int or value < 0:
                 raise ValueError(f"Limits.{name} must be an int >= 0, got {value!r}")

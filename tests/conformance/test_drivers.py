@@ -4,6 +4,7 @@ from conformance import drivers
 from conformance.adapters import SpecAdapter
 from conformance.checks.checkers import hygiene, liveness
 from conformance.drivers import run_workload
+from spec.loop import STALL_STEPS
 from spec.model import Config
 from spec.trace import Request, make_workload
 
@@ -94,5 +95,5 @@ def test_a_stalled_run_stops_early_and_is_a_progress_finding():
             return []
 
     observed = run_workload(w, Idle, white_box=False)
-    assert observed["stop"] == "bound" and len(observed["steps"]) == drivers.STALL_STEPS
+    assert observed["stop"] == "bound" and len(observed["steps"]) == STALL_STEPS
     assert liveness(w, observed)[0].rule == "L.progress"

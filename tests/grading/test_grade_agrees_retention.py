@@ -81,7 +81,7 @@ def test_impl_reports_nothing_kept_and_passes() -> None:
 
 W = case_named("example1").workload
 DATA = workload_to_json(W)
-CAP = prepare(W, Limits())[2]
+CAP = prepare(W)[2]
 
 
 def genuine(kept: list[dict[str, Any]]) -> dict[str, Any]:
@@ -142,6 +142,6 @@ def test_a_report_is_refused_for_a_run_that_did_not_end_done_and_a_second_trace_
     protocol.trace({k: v for k, v in stopped.items() if k != "kept"}, DATA, CAP, True)  # fine without a report
     with pytest.raises(Malformed, match="only for a run that ended 'done'"):
         protocol.trace(stopped, DATA, CAP, True)
-    run = record.Run(None, Limits(), [prepare(W, Limits())])  # type: ignore[arg-type]
+    run = record.Run(None, Limits(), [prepare(W)])  # type: ignore[arg-type]
     with pytest.raises(Malformed, match="only for a two-instance probe"):
         record.read_trace(run, 0, {**message, "beside": {"steps": [], "stop": "done", "error": None}})

@@ -97,7 +97,7 @@ def test_optimized_implementation_matches_the_reference_through_the_sandbox() ->
     ("bool_n", "protocol", ["must be an int", "True", "bool"]),
     ("forge_report", "protocol", ["report for workload", "is malformed"]),
     ("segfault", "signal", ["killed by SIGSEGV"]),
-    ("idle", "stalled", ["step cap", "liveness bound + 16"]),
+    ("idle", "stalled", ["step cap", "the liveness bound"]),
 ])
 def test_hostile_submission_is_contained_and_named(name: str, status: str, words: list[str], tmp_path: Path) -> None:
     result = run_hostile(name, tmp_path)

@@ -147,11 +147,10 @@ def test_correct_reports_stay_far_below_the_report_cap() -> None:
     from conformance.grading.rubric import load_rubric
     from conformance.sandbox.child import REPORT_MAX, report_max
     from conformance.sandbox.run import prepare
-    from conformance.sandbox.types import Limits
 
     module, worst, ids = correct_module(), {True: 0.0, False: 0.0}, 0
     for w in grading_cases(load_rubric())[1]:
-        _, data, cap, _ = prepare(w, Limits())
+        _, data, cap, _ = prepare(w)
         trace = drive(module, data, cap)
         assert trace["stop"] == "done", data["name"]
         chars = sum(len(r["seq_id"]) for r in data["requests"])

@@ -4,7 +4,7 @@
   a property that raises, a wrong type, a bad token, an int subclass) it returns what reading each row
   through the first version of read_row returned, and reads the submission's attributes in the same order;
 - the parent's prepared items of a tuple of workloads are made once and equal fresh ones; a workload
-  given as a dict is prepared again every time, and another step margin or another tuple is not served
+  given as a dict is prepared again every time, and another tuple is not served
   from them;
 - a probe question in the driver's own bytes is answered without parsing, with the message parsing gives;
 - the child is started without address-space randomization although the flag is no longer set in a forked
@@ -161,17 +161,16 @@ WORKLOADS = tuple(make_workload(Config(8, 2, 4, 16), [Request(f"r{j}", 3 + i, 2)
 def test_prepared_items_are_the_fresh_ones_and_a_changed_input_is_prepared_again() -> None:
     as_json = workload_to_json(WORKLOADS[1])
     runs = (*WORKLOADS, {**as_json, "probe": "mutate"})
-    fresh = [prepare(w, Limits()) for w in runs]
-    assert prepared(runs, Limits()) == fresh and prepared(runs, Limits()) == fresh
-    assert [i[0] for i in prepared(runs, Limits())[:4]] == list(WORKLOADS)
-    wider = prepared(runs, Limits(step_margin=40))  # another margin: other step caps, not the items above
-    assert [i[2] for i in wider] == [i[2] + 24 for i in fresh]
+    fresh = [prepare(w) for w in runs]
+    assert prepared(runs) == fresh and prepared(runs) == fresh
+    assert [i[0] for i in prepared(runs)[:4]] == list(WORKLOADS)
+    assert all(a is b for a, b in zip(prepared(runs)[:4], prepared(runs)[:4], strict=True))  # made once
     runs[-1]["config"] = {**runs[-1]["config"], "num_blocks": 9}  # a dict may change: it is read again
-    assert prepared(runs, Limits())[-1] == prepare(runs[-1], Limits()) != fresh[-1]
+    assert prepared(runs)[-1] == prepare(runs[-1]) != fresh[-1]
     again = tuple(WORKLOADS)  # an equal tuple is another object: its items are made for it
-    assert prepared(again, Limits()) == fresh[:4]
+    assert prepared(again) == fresh[:4]
     listed = list(WORKLOADS)
-    assert prepared(listed, Limits()) == fresh[:4]
+    assert prepared(listed) == fresh[:4]
 
 
 def test_a_probe_question_in_the_drivers_bytes_is_answered_as_parsed_one_is() -> None:
@@ -201,7 +200,7 @@ def test_the_child_runs_without_randomization_and_the_parent_keeps_its_own(tmp_p
 
 
 def test_a_job_written_from_kept_entries_reads_as_the_whole_job() -> None:
-    items = prepared(WORKLOADS, Limits())
+    items = prepared(WORKLOADS)
     entries = [job_entry(data, cap) for _, data, cap, _ in items]
     assert entries == [json.dumps({"workload": data, "step_cap": cap}) for _, data, cap, _ in items]
     assert all(job_entry(data, cap) is e for (_, data, cap, _), e in zip(items, entries, strict=True))  # kept
