@@ -23,7 +23,7 @@ from typing import Any
 
 import spec.rules
 from spec import faults
-from spec.bounded import checks, induction, modelcheck, offstates, reach, relational, validate
+from spec.bounded import checks, induction, modelcheck, offstates, reach, relational, validate, values
 from spec.bounded.encode import Bounds
 from spec.bounded.replay import confirm
 from spec.bounded.results import Rows, print_rows, store
@@ -141,7 +141,8 @@ def validation_row(count: int, rules: types.ModuleType = spec.rules,
     sizes = stats.quotas.block_sizes
     short = stats.quotas.short() + flags.short(sizes)
     verdict = "disagree" if bad else "quota unmet" if short else "agree"
-    return {"claim": "encoding == spec.rules", "kind": "validation", "workloads": stats.workloads,
+    claim = "encoding == spec.rules" + ("" if policy == DEFAULT_POLICY else f" ({policy})")
+    return {"claim": claim, "kind": "validation", "workloads": stats.workloads,
             "steps": stats.steps, "preempting_steps": stats.preempting_steps,
             "self_preemptions": stats.self_preemptions, "double_preemptions": stats.double_preemptions,
             "readmissions": stats.readmissions, "solver_checked": checked,
@@ -163,7 +164,8 @@ def relational_row(slots: int, timeout: float, policy: str = DEFAULT_POLICY) -> 
         verdict = "unknown"
     initial = relational.initial_holds(slots)
     row: dict[str, object] = {
-        "claim": "OUT", "kind": "induction", "relational": True, "slots": slots, "block_sizes": [1, 2, 3, 4],
+        "claim": "OUT", "kind": "induction", "relational": True, "slots": slots,
+        "block_sizes": list(range(1, Bounds().block_size + 1)),
         "block_sizes_proved": list(clean.block_sizes_proved), "timeout": timeout, "initial": initial,
         "verdict": verdict if initial else "counterexample", "seconds": clean.seconds,
         "fault_check": {"fault": RELATIONAL_FAULT, "verdict": bad.verdict, "broken": bad.broken,
@@ -192,10 +194,11 @@ def induction_rows(slots: int, timeout: float, policy: str = DEFAULT_POLICY,
         yield {"claim": "Inv initial", "kind": "induction", "slots": slots,
                "verdict": "proved" if induction.initial_holds(slots) else "counterexample",
                "seconds": round(time.perf_counter() - t, 2)}
+    every = list(range(1, Bounds().block_size + 1))  # a sweep that leaves one out proves less than its row says
     for o in induction.prove(slots, timeout=timeout, policy=policy, only=only or induction.STEP_CLAIMS):
         yield {"claim": o.claim, "kind": "induction", "slots": o.slots, "block_sizes": list(o.block_sizes),
                "block_sizes_proved": list(o.block_sizes_proved), "timeout": timeout,
-               "verdict": o.verdict, "seconds": o.seconds}
+               "verdict": o.verdict if list(o.block_sizes) == every else "narrow", "seconds": o.seconds}
 
 
 def model_check_rows(scopes: tuple[Scope, ...], rules: types.ModuleType = spec.rules,
@@ -266,11 +269,16 @@ def main(args: argparse.Namespace) -> int:
         if args.write_results:
             save(complete=True)
         return 0 if rows[-1]["verdict"] == "proved" else 1
+    if not only or "values" in only:  # the sizes and the eos values the rows below never vary
+        rows.append(values.arithmetic_row())
+        rows.append(values.eos_row())
     validated = True  # with --only and no `validation`, the stored validation row stands
     if not only or "validation" in only:
-        rows.append(validation_row(args.validate or (VALIDATE_QUICK if args.quick else VALIDATE_FULL),
-                                   policy=policy))
-        validated = rows[-1]["verdict"] == "agree"
+        count = args.validate or (VALIDATE_QUICK if args.quick else VALIDATE_FULL)
+        for other in (p for p in POLICIES if p != policy):  # the other policies' branches of spec/rules.py, which
+            rows.append(validation_row(count, policy=other))  # the rows below (about `policy`) never run
+        rows.append(validation_row(count, policy=policy))
+        validated = rows[-1]["verdict"] == "agree"  # another policy's disagreement fails the run, not this policy's BMC
         if rows[-1]["verdict"] == "quota unmet":
             print(f"the validation compared no step of some kinds: {rows[-1]['quotas']['short']} "  # type: ignore[index]
                   f"{rows[-1]['states']['short']}; the encoding is not validated there, so BMC and induction "  # type: ignore[index]

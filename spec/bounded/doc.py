@@ -46,6 +46,11 @@ def _bounds(r: dict[str, object]) -> str:
     if kind == "reach" and isinstance(b, dict):
         return (f"N={b['slots']}, K={b['steps']}: premises of {', '.join(r['premises'])} "  # type: ignore[arg-type]
                 f"x {len(r['anywhere'])} kinds of step; the other claims judge every step")  # type: ignore[arg-type]
+    if kind == "arithmetic":
+        return f"block_size {r['block_sizes']}; tokens {r['tokens']}"
+    if kind == "eos":
+        return (f"{r['workloads']} workloads of the validation, eos in {', '.join(r['eos_values'])}, "  # type: ignore[arg-type]
+                "tokens never equal to it, and just below it")
     if kind == "validation":
         states = r.get("states")
         drawn = f"; one step from {states['states']} drawn states" if isinstance(states, dict) else ""
@@ -102,7 +107,9 @@ def _how(r: dict[str, object]) -> str:
         fails = f"; with {fc['fault']}: {fc['verdict']}" if isinstance(fc, dict) else ""
         return f"relational induction (two runs side by side){fails}"
     return {"induction": "induction step", "modelcheck": "model check of spec.rules",
-            "validation": "encoding vs spec.rules", "reach": "satisfiability of premise and kind"}.get(
+            "validation": "encoding vs spec.rules", "reach": "satisfiability of premise and kind",
+            "arithmetic": "spec.rules helpers vs their definitions",
+            "eos": "runs differing only in eos's value agree"}.get(
         str(r["kind"]), str(r["kind"]))
 
 

@@ -102,7 +102,10 @@ def blocks_for_peak(x: Inputs, b: Bounds, j: int) -> Term:
     return blocks_for(x.block_size, x.prompt_len[j] + x.max_tokens[j] - 1, b)
 
 
-def prove(slots: int, block_sizes: tuple[int, ...] = (1, 2, 3, 4), timeout: float = 600.0,
+BLOCK_SIZES = tuple(range(1, Bounds().block_size + 1))  # every block size the bounds state, one query each
+
+
+def prove(slots: int, block_sizes: tuple[int, ...] = BLOCK_SIZES, timeout: float = 600.0,
           only: tuple[str, ...] = STEP_CLAIMS, policy: str = DEFAULT_POLICY) -> list[Outcome]:
     """Prove each step claim inductive at `slots` slots, for every block size in `block_sizes`, under `policy`."""
     b = Bounds(slots=slots, steps=1, block_size=max(block_sizes), policy=policy)

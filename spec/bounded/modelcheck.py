@@ -258,19 +258,27 @@ def protocol_violation(rules: types.ModuleType, state: State, mid: State, batch:
     return None
 
 
+# Values add() must refuse (docs/rules.md, "Settled here": lengths are ints >= 1, ids are str): one of each kind, so
+# a guard that lets a kind through (negatives, bools, floats, strings) is caught whichever field it forgets.
+NOT_LENGTHS: tuple[object, ...] = (0, -1, -(2**63), True, False, 1.0, "1", None)
+NOT_IDS: tuple[object, ...] = (7, None, b"new", 1.5)
+
+
 def request_violation(rules: types.ModuleType, state: State) -> str | None:
-    """add()'s guards at this state (docs/rules.md, "add"): an id already added (waiting, running or finished), an empty
-    prompt or budget, a non-str id and a request the whole cache cannot hold must raise InvalidRequest;
-    a request that fills the whole cache exactly must be accepted."""
+    """add()'s guards at this state (docs/rules.md, "add"): an id already added (waiting, running or finished), a length
+    that is not an int >= 1 (NOT_LENGTHS, in either field), an id that is not a str (NOT_IDS) and a request the
+    whole cache cannot hold must raise InvalidRequest; a request that fills the whole cache exactly must be
+    accepted."""
     config = state.config
     cap = config.num_blocks * config.block_size  # the most tokens one request may ever hold
     known = [seq.seq_id for seq in state.seqs()]
     fresh = "+".join(known) + "+new"
     refusals: list[tuple[str, tuple[object, object, object]]] = [
         (f"add({k!r}) of an id already added", (k, 1, 1)) for k in known]
-    refusals += [("add() with prompt_len 0", (fresh, 0, 1)), ("add() with max_tokens 0", (fresh, 1, 0)),
-                 ("add() with prompt_len True (a bool)", (fresh, True, 1)), ("add() of a non-str id", (7, 1, 1)),
-                 (f"add() of a request that needs {config.num_blocks + 1} blocks", (fresh, cap + 1, 1))]
+    refusals += [(f"add() with prompt_len {bad!r}", (fresh, bad, 1)) for bad in NOT_LENGTHS]
+    refusals += [(f"add() with max_tokens {bad!r}", (fresh, 1, bad)) for bad in NOT_LENGTHS]
+    refusals += [(f"add() with seq_id {bad!r}", (bad, 1, 1)) for bad in NOT_IDS]
+    refusals += [(f"add() of a request that needs {config.num_blocks + 1} blocks", (fresh, cap + 1, 1))]
     for what, (seq_id, prompt_len, max_tokens) in refusals:
         try:
             rules.add(state, seq_id, prompt_len, max_tokens)

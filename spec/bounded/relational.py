@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 import z3
 
 from spec.bounded.encode import FINISHED, Bounds, Inputs, Snap, Term, arithmetic, num, total, var
-from spec.bounded.induction import _domain, blocks_for_peak, free_state, inv
+from spec.bounded.induction import BLOCK_SIZES, _domain, blocks_for_peak, free_state, inv
 from spec.bounded.transition import Run
 from spec.model import DEFAULT_POLICY
 
@@ -99,7 +99,7 @@ class Verdict:
     broken: str | None = None  # the goal with a counterexample (or no answer)
 
 
-def prove_out(slots: int, block_sizes: tuple[int, ...] = (1, 2, 3, 4), timeout: float = 600.0,
+def prove_out(slots: int, block_sizes: tuple[int, ...] = BLOCK_SIZES, timeout: float = 600.0,
               fault: str | None = None, policy: str = DEFAULT_POLICY) -> Verdict:
     """Prove the pair invariant inductive and OUT implied by it, for each block size; stop at the first failure."""
     start = time.perf_counter()

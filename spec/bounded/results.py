@@ -75,6 +75,10 @@ def print_rows(rows: list[dict[str, object]], header: bool = True) -> None:
                 where += f" (proved: {r['block_sizes_proved']})"
         elif r["kind"] == "reach":
             where = f"{len(r['premises'])} premises x {len(r['anywhere'])} kinds"  # type: ignore[arg-type]
+        elif r["kind"] == "arithmetic":
+            where = "block_size and tokens to 2^64+1"
+        elif r["kind"] == "eos":
+            where = f"{r['workloads']} workloads, eos {', '.join(r['eos_values'])}"  # type: ignore[arg-type]
         elif r["kind"] == "validation":
             where = (f"{r['workloads']} workloads, {r['steps']} steps, "
                      f"{100 * int(r['steps'] and r['preempting_steps']) // max(int(r['steps']), 1)}% preempt")  # type: ignore[call-overload]
@@ -84,6 +88,10 @@ def print_rows(rows: list[dict[str, object]], header: bool = True) -> None:
         extra = f"  step {r['step']}" if r.get("step") and r["verdict"] == "counterexample" else ""
         if r["kind"] == "modelcheck" and r.get("broken"):
             extra = "  broken: " + ", ".join(str(x["claim"]) for x in r["broken"])  # type: ignore[attr-defined]
+        if r["kind"] in ("arithmetic", "eos") and r.get("first_difference"):
+            extra = f"  {r['first_difference']}"
+        if r["kind"] == "reach" and r.get("ends_missed"):
+            extra = "  no run takes " + ", ".join(r["ends_missed"])  # type: ignore[arg-type]
         print(f"{r['claim']:<24} {r['kind']:<10} {where:<44} {r['verdict']:<15} {r['seconds']:>8}{extra}", flush=True)
         for line in quota_table(r) + reach_table(r):
             print(f"    {line}", flush=True)
