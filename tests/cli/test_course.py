@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conformance.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,6 +18,7 @@ def check_sh(repo, *args):
     return subprocess.run(["./check.sh", *args], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.long
 def test_check_sh_passes_the_exit_code_through(tmp_path):
     repo = tmp_path / "course"
     assert main(["course-init", str(repo)]) == 0

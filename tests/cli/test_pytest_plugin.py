@@ -6,10 +6,13 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = ["golden", "differential", "invariants", "equivalence", "liveness", "hygiene", "stateful"]
 
 
+@pytest.mark.long
 def test_each_check_is_an_item_and_a_failing_one_shows_its_counterexample(tmp_path):
     mutant = ROOT / "conformance" / "mutants" / "phase2_continue.py"
     junit = tmp_path / "junit.xml"

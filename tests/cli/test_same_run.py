@@ -30,6 +30,7 @@ def report(tmp_path: Path, hash_seed: str, again: bool) -> bytes:
     return out.read_bytes()
 
 
+@pytest.mark.long
 def test_the_report_is_the_same_whatever_the_shells_hash_seed(tmp_path):
     assert report(tmp_path, "1", again=True) == report(tmp_path, "2", again=True)
 

@@ -75,6 +75,7 @@ def test_the_canonical_adapter_keeps_every_returned_value_with_a_copy_from_retur
                                                 "output": [300]}
 
 
+@pytest.mark.long
 def test_the_target_as_typed_carries_the_adapter_so_rerun_hints_work(tmp_path):
     """The hint after a finding (`schedcheck replay TRACE <target as typed>`) must name the adapter too."""
     import argparse

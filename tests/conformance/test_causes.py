@@ -34,6 +34,7 @@ def failing_vectors(target):
     return len(run_corpus(vectors, load_target(target), True).lead)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["preempt_to_tail", "chunk_only_first", "decode_not_charged"])
 def test_one_catalog_bug_is_one_cause_holding_every_failing_vector(name):
     d = run(mutant(name), TINY).diagnosis

@@ -29,10 +29,9 @@ def hanging(tmp_path: Path, condition: str) -> Path:
     return path
 
 
-@pytest.fixture
-def fired(monkeypatch):
-    """Every time limit that fires, counted."""
-    fired = []
+def count_timeouts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every time limit that fires from now on, counted."""
+    fired: list[int] = []
     raise_timeout = limits._raise_timeout
 
     def counting(signum, frame):
@@ -42,19 +41,42 @@ def fired(monkeypatch):
     return fired
 
 
-@pytest.fixture
-def fast_limits(monkeypatch, fired):
+def lower_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each run hangs for 0.5 s of CPU instead of 10 (too short for the long scale runs of a correct one)."""
     monkeypatch.setattr(drivers, "RUN_SECONDS", 0.5)
     monkeypatch.setattr(history, "RUN_SECONDS", 1.0)
     monkeypatch.setattr(machine, "RUN_SECONDS", 0.5)
+
+
+@pytest.fixture
+def fired(monkeypatch):
+    """Every time limit that fires, counted."""
+    return count_timeouts(monkeypatch)
+
+
+@pytest.fixture
+def fast_limits(monkeypatch, fired):
+    """Each run hangs for 0.5 s of CPU (lower_limits); the limits that fire, counted."""
+    lower_limits(monkeypatch)
     return fired
 
 
-def test_a_submission_that_always_hangs_stops_after_a_few_hangs(tmp_path, fast_limits):
-    report = suite.run(str(hanging(tmp_path, "len(self.waiting) > 2")), "quick")
+@pytest.fixture(scope="module")
+def always_hanging(tmp_path_factory):
+    """A quick run, under fast_limits, of a scheduler that hangs whenever more than two wait: (its path, the report,
+    the time limits that fired in the run). Made once: two tests read it (a run costs seconds of hangs)."""
+    path = str(hanging(tmp_path_factory.mktemp("always"), "len(self.waiting) > 2"))
+    with pytest.MonkeyPatch.context() as mp:
+        fired = count_timeouts(mp)
+        lower_limits(mp)
+        report = suite.run(path, "quick")
+    return path, report, fired
+
+
+def test_a_submission_that_always_hangs_stops_after_a_few_hangs(always_hanging):
+    _, report, fired = always_hanging
     assert report.verdict == "FAIL"
-    assert len(fast_limits) <= suite.HANGS_EXPLORING + suite.HANGS_SHRINKING
+    assert len(fired) <= suite.HANGS_EXPLORING + suite.HANGS_SHRINKING
     assert any(n.startswith("stopped early: 3 runs did not end") for n in report.notes)
     statuses = {c: r.status for c, r in report.checks.items()}
     assert "fail" in statuses.values() and set(statuses.values()) <= {"fail", "unknown"}
@@ -73,9 +95,9 @@ def test_a_hang_found_after_other_findings_keeps_them_and_stops(tmp_path, fast_l
     assert len(timed_out.workload.requests) >= 5  # the hang needs five waiting
 
 
-def test_the_stop_is_deterministic(tmp_path, fast_limits):
-    path = str(hanging(tmp_path, "len(self.waiting) > 2"))
-    first, second = (json.dumps(suite.run(path, "quick").to_json(), sort_keys=True) for _ in range(2))
+def test_the_stop_is_deterministic(always_hanging, fast_limits):
+    path, report, _ = always_hanging  # the first run; the second, on the same file, here
+    first, second = (json.dumps(r.to_json(), sort_keys=True) for r in (report, suite.run(path, "quick")))
     assert first == second
 
 

@@ -47,6 +47,7 @@ def test_under_the_card_a_vllm_v1_scheduler_fails_with_one_cause_its_policy(v1_s
     assert max(cx.size["requests"] for cx in report.counterexamples) <= 3
 
 
+@pytest.mark.long
 def test_half_of_vllm_v1_is_told_apart_from_the_policy():
     # no admission after a preemption, but without vllm-v1's whole-sequence gate: the catalog bug, not the policy
     report = run(V1_MUTANT, "quick")

@@ -46,6 +46,7 @@ def test_the_grader_passes_a_correct_scheduler_in_another_container(name: str, t
     assert sorted(every) == sorted(notes)
 
 
+@pytest.mark.long
 def test_running_in_a_deque_gets_a_full_grade_with_its_note(tmp_path: Path) -> None:
     """running kept in a deque (it once lost every golden case, "final outputs are {}", and scored 79.75)."""
     source, notes = STYLES["running_deque"]

@@ -1,6 +1,8 @@
 """The whole run: spec and impl pass, the bundled buggy example fails with a replayable counterexample,
 exit codes follow the contract, and two runs give byte-identical JSON reports."""
 
+import contextlib
+import io
 import json
 import os
 from pathlib import Path
@@ -20,10 +22,21 @@ def test_spec_and_impl_pass_the_quick_profile_with_zero_findings(target):
     assert all(c.failed == 0 for c in report.checks.values())
 
 
-def test_check_exit_codes_and_byte_identical_json(tmp_path, capsys):
-    a, b = tmp_path / "a.json", tmp_path / "b.json"
-    assert main(["check", BUGGY, "--quiet", "--json", str(a), "--trace-dir", str(tmp_path / "t")]) == 1
-    out = capsys.readouterr().out
+@pytest.fixture(scope="module")
+def checked_buggy(tmp_path_factory):
+    """One `check BUGGY --quiet --json a.json --trace-dir t` (seconds), for the tests that read what it printed, its
+    JSON and its traces: (exit code, what it printed, the folder of a.json and t/)."""
+    folder = tmp_path_factory.mktemp("buggy")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(["check", BUGGY, "--quiet", "--json", str(folder / "a.json"), "--trace-dir", str(folder / "t")])
+    return code, printed.getvalue(), folder
+
+
+def test_check_exit_codes_and_byte_identical_json(tmp_path, checked_buggy):
+    code, out, folder = checked_buggy
+    a, b = folder / "a.json", tmp_path / "b.json"
+    assert code == 1
     assert "FAIL  differential: step 2" in out and "[P2.stop]" in out and ">>" in out
     assert "diagnosis: behaves like preempt_clears_output" in out and "causes: 1" in out
     assert main(["check", BUGGY, "--quiet", "--json", str(b)]) == 1
@@ -41,9 +54,8 @@ def test_unloadable_submission_exits_2(tmp_path, capsys):
     assert "cannot load" in capsys.readouterr().err
 
 
-def test_counterexample_replays_and_its_pytest_file_reproduces_the_failure(tmp_path, capsys):
-    trace_dir = tmp_path / "t"
-    main(["check", BUGGY, "--quiet", "--trace-dir", str(trace_dir)])
+def test_counterexample_replays_and_its_pytest_file_reproduces_the_failure(tmp_path, capsys, checked_buggy):
+    trace_dir = checked_buggy[2] / "t"  # check BUGGY --quiet --trace-dir, run once for this module
     trace = next(trace_dir.glob("*_differential.json"))
     assert main(["replay", str(trace), BUGGY]) == 1
     assert main(["replay", str(trace), "conformance/mutants/reference_scheduler.py"]) == 0

@@ -200,15 +200,18 @@ def understated(table: dict[tuple[str, str], dict[str, str]], seen: Seen) -> lis
     return wrong
 
 
+@pytest.mark.long
 def test_the_doc_covers_what_check_sends_under_the_default_profile(checked: Seen) -> None:
     assert checked.instances > 1000 and checked.ranges["prompt_len"][1] > 2**53  # the scale families ran
     assert understated(doc_table(DOC.read_text()), checked) == []
 
 
+@pytest.mark.long
 def test_the_doc_covers_what_grade_sends(graded: Seen) -> None:
     assert understated(doc_table(DOC.read_text()), graded) == []
 
 
+@pytest.mark.long
 def test_an_understated_range_is_caught(checked: Seen, graded: Seen) -> None:
     text = DOC.read_text()
     for old, new in (("| 1 … 2^64 + 2 |", "| 1 … 2^64 |"), ("| -(2^64 + 2) … 2^64 + 2^41 |", "| -2^64 … 2^64 + 2^41 |"),
@@ -219,6 +222,7 @@ def test_an_understated_range_is_caught(checked: Seen, graded: Seen) -> None:
     assert understated(doc_table(text.replace("| 1 … 700 |", "| 1 … 100 |", 1)), graded)  # grade's own runs count
 
 
+@pytest.mark.long
 def test_the_replies_ranges_hold_what_the_suites_values_make(graded: Seen) -> None:
     """A reply's counters come from the sizes the suite sends: n and num_tokens reach prompt_len + max_tokens - 1
     and prompt_len + max_tokens, block counts reach num_blocks, and every output holds the suite's tokens."""

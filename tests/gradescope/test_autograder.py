@@ -149,6 +149,7 @@ def graded(image):
     return done
 
 
+@pytest.mark.long
 def test_the_zip_holds_what_grading_needs_and_no_solution(image):
     names = zipfile.ZipFile(image).namelist()
     assert {"setup.sh", "run_autograder", "constraints.txt", "schedcheck/pyproject.toml",
@@ -175,6 +176,7 @@ def test_a_correct_submission_gets_full_marks_and_sees_only_visible_items(image)
     assert_nothing_secret(correct)
 
 
+@pytest.mark.long
 def test_a_buggy_submission_sees_a_counterexample_it_can_replay(graded, tmp_path):
     r = graded["buggy"]["results"]
     assert 0 < r["score"] < 100 and r["score"] == round(sum(t["score"] for t in r["tests"]), 2)
@@ -203,6 +205,7 @@ def test_a_buggy_submission_sees_a_counterexample_it_can_replay(graded, tmp_path
     assert replayed.returncode == 1 and "FAIL" in replayed.stdout
 
 
+@pytest.mark.long
 def test_a_syntax_error_is_shown_once_at_its_line_with_a_caret(graded):
     r = graded["syntax"]["results"]
     assert r["score"] == 0 and {t["status"] for t in r["tests"]} == {"failed"}
@@ -214,6 +217,7 @@ def test_a_syntax_error_is_shown_once_at_its_line_with_a_caret(graded):
     assert_nothing_secret(graded["syntax"])
 
 
+@pytest.mark.long
 def test_a_misnamed_file_lists_what_was_found_and_what_to_rename(graded):
     r = graded["misnamed"]["results"]
     assert r["score"] == 0
@@ -222,12 +226,14 @@ def test_a_misnamed_file_lists_what_was_found_and_what_to_rename(graded):
     assert "| not submitted |" in r["output"] and "crashed" not in visible(r)
 
 
+@pytest.mark.long
 def test_a_submission_that_reads_the_image_finds_nothing_to_steal(graded):
     r = graded["steal"]["results"]
     assert r["score"] == 0 and "ImportError" in r["output"] and "nothing to steal under" in r["output"]
     assert_nothing_secret(graded["steal"])
 
 
+@pytest.mark.long
 def test_a_submission_that_prints_files_in_its_error_shows_no_file(graded):
     r = graded["leak"]["results"]
     assert r["score"] == 0 and "RuntimeError" in r["output"] and "LEAK" in r["output"]
@@ -243,6 +249,7 @@ def test_the_same_submission_gives_the_same_results(graded, image):
     assert again == first
 
 
+@pytest.mark.long
 @pytest.mark.skipif(os.geteuid() != 0, reason="the child drops to an unprivileged uid only when the grader is root")
 def test_without_namespaces_the_hostile_submissions_still_get_nothing(image):
     """At process-group level (a container without namespaces) the image is protected by permissions alone."""

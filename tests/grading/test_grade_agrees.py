@@ -94,6 +94,7 @@ def hygiene_rules(seen: list[dict[str, Any]]) -> set[str]:
     return {v["hygiene"].rule for v in seen if v.get("hygiene") is not None}
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", sorted(EDITS))
 def test_check_fails_it_and_grade_takes_points_for_the_same_rule(tmp_path: Path, name: str,
                                                                   verdicts: list[dict[str, Any]]) -> None:
@@ -139,6 +140,7 @@ def test_the_default_rubric_grades_every_reach_case_of_check_default() -> None:
     assert all(graded[k] == checked[k] for k in checked), [k for k in checked if graded[k] != checked[k]][:5]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", sorted(PAST))
 def test_a_bug_past_a_threshold_fails_check_and_costs_points_for_the_same_check(tmp_path: Path, name: str) -> None:
     edits, check = PAST[name]
@@ -165,6 +167,7 @@ def test_impl_passes_check_and_gets_full_marks(verdicts: list[dict[str, Any]]) -
     assert sum(1 for v in verdicts if "stateful" in v) > 0, "the state machine's runs were graded"
 
 
+@pytest.mark.long
 def test_outputs_lost_to_preemption_are_found_by_both_as_equivalence(tmp_path: Path) -> None:
     path = tmp_path / "buggy" / "p07_scheduler.py"
     path.parent.mkdir()

@@ -273,6 +273,7 @@ def test_the_childs_wire_protocol_is_the_suites() -> None:
     assert wireshim.WIRE_LINE_MAX == connection.MAX_LINE
 
 
+@pytest.mark.long
 def test_a_correct_wire_program_gets_the_grade_of_the_reference(tmp_path: Path) -> None:
     from conformance.grading.collect import Entry
     from conformance.grading.judge import grade_one

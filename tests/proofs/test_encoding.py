@@ -1,6 +1,5 @@
 """Translation validation: the z3 encoding computes what spec/rules.py computes, field by field, step by step."""
 
-import functools
 import itertools
 
 import pytest
@@ -11,14 +10,14 @@ from spec import faults
 from spec.bounded import offstates, validate, witness
 from spec.bounded.encode import Bounds
 from spec.bounded.transition import Run
+from tests.proofs.encodings import encoding
 
 DEFAULT = 60  # workloads of the stream in the default run
 SMALL = Bounds(slots=3, steps=5)  # a cheaper unrolling, for the tests that rebuild the encoding
 
 
-@functools.cache
 def validator():
-    return validate.Validator()
+    return encoding()  # validate.Validator(), built once per process (tests/proofs/encodings.py)
 
 
 def test_the_encoding_agrees_with_the_spec_on_the_stream():
@@ -37,7 +36,7 @@ def test_the_stream_preempts_in_at_least_30_percent_of_its_steps_with_every_kind
 
 def test_the_validation_meets_every_quota_at_every_block_size():
     """What prove --quick compares: the stream, then workloads aimed at the cells it left short."""
-    bad, stats = validate.validate(DEFAULT)
+    bad, stats = validate.validate(DEFAULT, validator=validator())  # the Validator validate() would build
     assert bad == [] and stats.quotas is not None
     assert stats.quotas.short() == [], stats.quotas.to_json()
     assert stats.quotas.block_sizes == (1, 2, 3, 4) and "victims" in stats.quotas.kinds
@@ -45,7 +44,7 @@ def test_the_validation_meets_every_quota_at_every_block_size():
 
 def test_a_quota_the_spec_cannot_fill_is_reported_short(monkeypatch):
     monkeypatch.setattr(validate.quotas, "ATTEMPTS", 0)
-    _, stats = validate.validate(5)
+    _, stats = validate.validate(5, validator=validator())
     assert stats.quotas is not None and ("victims", 4) in stats.quotas.short()
 
 

@@ -22,6 +22,7 @@ import spec.rules
 from spec import faults
 from spec.bounded import cli, encode, modelcheck, offstates, transition, validate
 from spec.faults import Edit
+from tests.proofs.encodings import compared_with
 
 ROOT = Path(__file__).resolve().parents[2]
 CEIL = "    return -(-tokens // block_size)"
@@ -73,14 +74,16 @@ def with_encoding_bug(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(SPEC_BUGS))
 def test_the_validation_sees_a_spec_bug_confined_to_one_kind_of_step(name):
-    bad, _ = validate.validate(validate.QUICK_COUNT, rules=faults.module_with(SPEC_BUGS[name][1], name))
+    rules = faults.module_with(SPEC_BUGS[name][1], name)
+    with compared_with(rules) as v:
+        bad, _ = validate.validate(validate.QUICK_COUNT, rules=rules, validator=v)
     assert bad, f"{name} ({SPEC_BUGS[name][0]}) passes the validation of prove --quick"
 
 
 def test_a_fast_path_at_block_size_4_passes_the_random_stream_alone():
     """Why the quotas are there: the stream's first workloads never compare a step where it matters."""
-    v = validate.Validator(rules=faults.module_with(SPEC_BUGS["blocks_for_fast_path_long"][1], "long"))
-    assert all(v.compare(w) is None for w in validate.stream(validate.SEED, validate.QUICK_COUNT))
+    with compared_with(faults.module_with(SPEC_BUGS["blocks_for_fast_path_long"][1], "long")) as v:
+        assert all(v.compare(w) is None for w in validate.stream(validate.SEED, validate.QUICK_COUNT))
 
 
 @pytest.mark.parametrize("name", ["ceiling_default_branch"])

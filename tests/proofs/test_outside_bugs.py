@@ -18,6 +18,7 @@ import pytest
 import spec.rules
 from spec import faults
 from spec.bounded import validate
+from tests.proofs.encodings import encoding
 from tests.proofs.outside import OUTSIDE, SAME
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def validator() -> validate.Validator:
-    return validate.Validator()
+    return encoding()  # validate.Validator(), built once per process (tests/proofs/encodings.py)
 
 
 def test_each_outside_bug_is_one_edit_that_changes_the_spec():

@@ -2,16 +2,19 @@
 
 from dataclasses import replace
 
+import pytest
+
 import spec.rules
 from spec import faults
 from spec.bounded import modelcheck, validate
+from tests.proofs.encodings import compared_with, encoding
 
 V1 = replace(validate.STREAM, policy="vllm-v1")
 SCOPE = dict(num_blocks=4, block_size=2, budget=4, max_num_seqs=2, requests=2, prompt_len=3, max_tokens=2)
 
 
 def test_the_encoding_agrees_with_the_spec_under_vllm_v1_on_steps_that_hold_admission_back():
-    bad, stats = validate.validate(60, bounds=V1)
+    bad, stats = validate.validate(60, bounds=V1, validator=encoding(V1))  # the Validator validate() would build
     assert not bad, bad[0]
     assert stats.held_by_policy > 0 and stats.readmissions == 0  # vllm-v1 never readmits in the same step
     assert stats.held_whole > 0  # and it holds a head back whose whole sequence would not fit
@@ -21,16 +24,18 @@ def test_the_validation_sees_a_spec_without_the_whole_sequence_gate():
     # vllm-v1 with only its first difference: the encoding (which has the gate) must disagree with it
     gate_off = faults.module_with((faults.Edit('if state.config.policy != "vllm-v1":\n        return True',
                                                "if True:\n        return True"),), "no_whole_sequence_gate")
-    bad, _ = validate.validate(60, bounds=V1, rules=gate_off)
+    with compared_with(gate_off, V1) as v:
+        bad, _ = validate.validate(60, bounds=V1, rules=gate_off, validator=v)
     assert bad
 
 
 def test_the_validation_sees_an_encoding_of_the_wrong_policy():
-    card = validate.Validator(validate.STREAM)  # encodes p07 ...
+    card = encoding(validate.STREAM)  # encodes p07 ... (validate.Validator(validate.STREAM), built once)
     found = [card.compare(w) for w in validate.stream(validate.SEED, 40, V1)]  # ... judged on vllm-v1 runs
     assert any(f is not None for f in found)
 
 
+@pytest.mark.long
 def test_a_vllm_v1_bug_that_starves_the_queue_breaks_the_claims_only_under_vllm_v1():
     # held back after any preemption so far, not only one of this step: once running empties, nobody is admitted
     starve = faults.module_with((faults.Edit("state.num_preemptions > preemptions)", "state.num_preemptions > 0)"),),

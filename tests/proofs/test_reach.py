@@ -11,12 +11,14 @@ def row():
     return reach.reach(QUICK, ("LIVE", "NP", "OUT"))
 
 
+@pytest.mark.long
 def test_every_premise_reaches_every_kind_the_bound_has(row):
     assert row["verdict"] == "reached", row["vacuous"]
     assert set(row["premises"]) == {"LIVE", "OUT"}  # NP judges every step
     assert set(row["premises"]["LIVE"]) == {k for k, v in row["anywhere"].items() if v == "sat"}
 
 
+@pytest.mark.long
 def test_what_two_requests_and_three_steps_cannot_have_is_beyond_the_bound(row):
     """Several victims need three running sequences; an arrival behind a waiting one, a third request."""
     assert {"victims", "arrive_behind"} <= set(row["beyond"]) and "preempt" not in row["beyond"]

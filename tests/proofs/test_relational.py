@@ -13,15 +13,16 @@ from spec import faults
 from spec.bounded import relational, validate
 from spec.bounded.encode import Bounds
 from spec.bounded.transition import ENCODED_FAULTS, Run
+from tests.proofs.encodings import compared_with
 
 FAULT = "preempt_clears_output"
 SMALL = Bounds(slots=3, steps=6)
 
 
 def first_mismatch(rules, fault, count=40):
-    v = validate.Validator(SMALL, rules, fault)
-    return next((m for w in itertools.islice(validate.stream(validate.SEED, count, SMALL), count)
-                 if (m := v.compare(w))), None)
+    with compared_with(rules, SMALL, fault) as v:  # validate.Validator(SMALL, rules, fault), each encoding built once
+        return next((m for w in itertools.islice(validate.stream(validate.SEED, count, SMALL), count)
+                     if (m := v.compare(w))), None)
 
 
 def test_the_encoded_fault_agrees_with_the_fault_planted_in_the_spec():

@@ -55,6 +55,7 @@ def test_a_disagreement_is_seen_both_ways() -> None:
     assert not Agreement("x", "impl", "PASS", None, "not graded", (), ()).agrees
 
 
+@pytest.mark.long
 def test_check_and_grade_agree_on_impl_and_a_mutant(tmp_path: Path) -> None:
     code, rows = measured(tmp_path, "quick", "--only", "impl,mutant_budget_not_shared")
     by_name = {r["name"]: r for r in rows}

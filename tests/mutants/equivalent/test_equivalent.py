@@ -13,6 +13,7 @@ from conformance.suite import run
 MUTANTS = Path(__file__).resolve().parents[3] / "conformance" / "mutants"
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["max_num_seqs_in_phase1", "sample_unscheduled_caught_up"])
 def test_equivalent_mutant_has_no_findings(name):
     report = run(str(MUTANTS / f"equivalent_{name}.py"), "quick")
