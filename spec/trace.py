@@ -41,13 +41,19 @@ class SampleRule:
     base: tuple[tuple[str, int], ...] = ()  # per-sequence first token
     eos_at: tuple[tuple[str, tuple[int, ...]], ...] = ()  # output positions that sample eos
     eos: int | None = None  # the token sampled at those positions (the config's eos)
+    # the two as dicts, made once: a call that rebuilt them cost O(requests), so a crowd's run O(requests^2)
+    tables: tuple[dict[str, int], dict[str, tuple[int, ...]]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tables", (dict(self.base), dict(self.eos_at)))
 
     def __call__(self, seq_id: str, output: tuple[int, ...]) -> int:
+        base, eos_at = self.tables
         k = len(output)
-        if k in dict(self.eos_at).get(seq_id, ()):
+        if k in eos_at.get(seq_id, ()):
             assert self.eos is not None
             return self.eos
-        return dict(self.base)[seq_id] + k
+        return base[seq_id] + k
 
 
 @dataclass(frozen=True, slots=True)

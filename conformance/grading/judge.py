@@ -93,7 +93,8 @@ def corpus_cases(corpus: str, held_out: int = 0, held_out_seed: int | None = Non
     runs: list[Workload | dict[str, Any]] = [c.workload for c in cases]
     out = [with_probes(i, c, runs) if i < probed else c for i, c in enumerate(cases)]
     out = [with_pair(c, runs) if c.mutated is not None else c for c in out]
-    out = [with_group(i, c, runs) if c.lanes else c for i, c in enumerate(out)]
+    alone: dict[Workload, int] = {}  # each scheduler of a group alone: its run, shared by the groups it is in
+    out = [with_group(i, c, runs, alone) if c.lanes else c for i, c in enumerate(out)]
     return tuple(out), tuple(runs)
 
 
@@ -121,14 +122,20 @@ def with_pair(case: Case, runs: list[Workload | dict[str, Any]]) -> Case:
     return replace(case, paired=len(runs) - 2, alone=len(runs) - 1)
 
 
-def with_group(index: int, case: Case, runs: list[Workload | dict[str, Any]]) -> Case:
-    """A group's case with its runs appended to `runs`: each scheduler alone but the first, whose run alone is the
-    case's own (`index`), then the group's (the schedulers alive at once, as `check` runs a reach tier's group),
-    after every other run, as a pair's (instances that share state may leave some behind)."""
-    first = len(runs)
-    runs += case.lanes[1:]
+def with_group(index: int, case: Case, runs: list[Workload | dict[str, Any]], alone: dict[Workload, int]) -> Case:
+    """A group's case with its runs appended to `runs`: each scheduler alone, black box, as `check` runs it to compare
+    (a group of one; the first's is the case's own run, `index`), once per distinct workload of every group (in
+    `alone`: the groups of a tier share lanes), then the group's (the schedulers alive at once, as `check` runs a
+    reach tier's group), after every other run, as a pair's (instances that share state may leave some behind)."""
+    runs[index] = {**workload_to_json(case.lanes[0]), "group": []}
+    indices = [alone.setdefault(case.lanes[0], index)]
+    for w in case.lanes[1:]:
+        if w not in alone:
+            runs.append({**workload_to_json(w), "group": []})
+            alone[w] = len(runs) - 1
+        indices.append(alone[w])
     runs.append({**workload_to_json(case.lanes[0]), "group": [workload_to_json(w) for w in case.lanes[1:]]})
-    return replace(case, group=len(runs) - 1, lanes_alone=(index, *range(first, len(runs) - 1)))
+    return replace(case, group=len(runs) - 1, lanes_alone=tuple(indices))
 
 
 _read: list[tuple[object, tuple[Workload, ...]]] = []

@@ -47,8 +47,9 @@ def prepare(workload: Workload | Mapping[str, Any]) -> Item:
     w = workload if isinstance(workload, Workload) else workload_from_json(dict(workload))
     asked = None if isinstance(workload, Workload) else workload.get("probe")
     probe = PROBES.index(asked) + 1 if asked in PROBES else 0
-    lanes = [] if isinstance(workload, Workload) else [workload_from_json(dict(g)) for g in workload.get("group", ())]
-    if lanes:  # a group (conformance/workloads/reach.py): its first scheduler's workload, the others' in "group"
+    if not isinstance(workload, Workload) and "group" in workload:  # a group (conformance/workloads/reach.py): its
+        # first scheduler's workload, the others' in "group" (none: one scheduler alone, black box)
+        lanes = [workload_from_json(dict(g)) for g in workload["group"]]
         return (w, {**workload_to_json(w), "group": [workload_to_json(g) for g in lanes]},
                 max(run_cap(g) for g in (w, *lanes)), 0)
     return w, workload_to_json(w), run_cap(w), probe
