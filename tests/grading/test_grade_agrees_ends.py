@@ -88,3 +88,13 @@ def test_a_run_that_does_not_finish_ends_at_the_same_step_with_the_same_findings
         assert ends[0]["stop"] == ends[1]["stop"] == "bound"
         assert len(ends[0]["steps"]) == 1 + STALL_STEPS and not any(s["schedule"] for s in ends[0]["steps"][1:])
         assert len(ends[1]["steps"]) == liveness_bound(SMALL.requests) < STALL_STEPS
+
+
+def test_the_docs_state_the_stop_rules_the_code_has():
+    """docs/sandbox.md and docs/trace-format.md give the stall and the cap in numbers: these numbers."""
+    root = Path(__file__).resolve().parents[2]
+    sandbox = " ".join((root / "docs" / "sandbox.md").read_text().split())
+    trace_format = " ".join((root / "docs" / "trace-format.md").read_text().split())
+    assert f"after {STALL_STEPS} empty batches in a row with every request arrived" in sandbox
+    assert f"{drivers.STEP_CAP:,} steps past twice the spec's own length" in sandbox
+    assert f"after {STALL_STEPS} empty steps with everything arrived" in trace_format
