@@ -91,7 +91,7 @@ def in_process(path: str) -> float:
     cases, runs = grading_cases(load_rubric())
     factory = load_target(path)
     observed = [run_workload(w, factory) if isinstance(w, Workload) else
-                run_workload(workload_from_json(w), factory, mutate_results=w.get("probe") == "mutate")
+                run_workload(workload_from_json(w), factory, mutate_results="mutate" in str(w.get("probe")))
                 for w in runs]
     for i, c in enumerate(cases):
         judge_case(c, observed[i], None if c.twin is None else observed[c.twin],

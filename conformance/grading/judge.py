@@ -108,8 +108,8 @@ def with_probes(index: int, case: Case, runs: list[Workload | dict[str, Any]]) -
         runs[index] = {**workload_to_json(case.workload), "probe": "resample"}
         runs.append(with_num_blocks(case.workload, ample_num_blocks(case.workload)))
         case = replace(case, twin=len(runs) - 1)
-    if index % PROBE_EVERY == 0:
-        runs.append({**workload_to_json(case.workload), "probe": "mutate"})
+    if index % PROBE_EVERY == 0:  # compared with the case's run: drawn by the same model
+        runs.append({**workload_to_json(case.workload), "probe": "mutate" if case.twin is None else "mutate+resample"})
         case = replace(case, mutated=len(runs) - 1)
     return case
 
@@ -118,7 +118,8 @@ def with_pair(case: Case, runs: list[Workload | dict[str, Any]]) -> Case:
     """A probed case with its two-instance probe appended to `runs`: its workload beside a second instance with
     another config, then that one alone. These come after every other run: instances that share state may leave
     some behind in the child's process, and no run judged on its own comes after them."""
-    runs += [{**workload_to_json(case.workload), "probe": "beside"}, other_workload(case.workload)]
+    beside = "beside" if case.twin is None else "beside+resample"  # the first drawn as the case's run was
+    runs += [{**workload_to_json(case.workload), "probe": beside}, other_workload(case.workload)]
     return replace(case, paired=len(runs) - 2, alone=len(runs) - 1)
 
 

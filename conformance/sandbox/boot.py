@@ -151,7 +151,7 @@ class Channel:
         self.last = (-1, 0)
 
     def flag(self, index: int) -> int:
-        """Which probe workload `index` is (0: none, else its place in driver.PROBES + 1): asked once, after its
+        """Which probes workload `index` is (0: none, else the sum of their bits, driver.PROBES): asked once, after its
         first schedule(); later steps reuse the answer."""
         if self.last[0] == index:
             return self.last[1]
@@ -160,7 +160,7 @@ class Channel:
             answer = os.read(self.fd, 1)
         except OSError:
             answer = b""
-        if len(answer) != 1 or answer[0] > len(driver.PROBES):
+        if len(answer) != 1 or answer[0] > driver.PROBE_MAX:
             raise driver.SubmissionProtocolError("the grader's probe channel was read or closed by the "
                                                  "submission; a submission must not touch inherited fds")
         self.last = (index, answer[0])

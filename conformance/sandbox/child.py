@@ -35,11 +35,19 @@ REPORT_MAX = 2 << 20  # bytes of one workload's steps; correct runs stay far bel
 # much, and the parent reads and judges all of it: a larger cap makes a stalling submission slower to grade
 REPORT_PER_ID_CHAR = 128  # ... or this many per character of its ids, if more: a step names each id a few times
 # (batch, samples, rows, queues), so a correct run with ids of 2**16 characters reports up to 20 bytes per character
-PROBES = ("mutate", "beside", "resample")  # the probes a workload may ask for ("probe" in its JSON,
-# conformance.sandbox.run prepare); the parent answers the child's probe question with the probe's place here + 1,
-# or 0 for none
-MUTATE, BESIDE, RESAMPLE = 1, 2, 3  # clear every dict schedule() returns before update(); two instances, call by
-# call; a position sampled again gets a new token (spec/loop.py RESAMPLE_SHIFT), as from a real model
+PROBES = ("mutate", "beside", "resample")  # the probes a workload may ask for ("probe" in its JSON: one, or several
+# joined by "+", conformance.sandbox.run prepare); the parent answers the child's probe question with the sum of
+# their bits, 2 ** (place here), or 0 for none
+MUTATE, BESIDE, RESAMPLE = 1, 2, 4  # clear every dict schedule() returns before update(); two instances, call by
+# call; a position sampled again gets a new token (spec/loop.py RESAMPLE_SHIFT), as from a real model. A run
+# compared with a resample probe (its fresh-dict or two-instance probe) resamples too: both draw by one model
+PROBE_MAX = MUTATE | BESIDE | RESAMPLE
+
+
+def probe_code(asked: object) -> int:
+    """The bits of the probes a workload's "probe" names ("mutate", "beside+resample", ...); 0 for none."""
+    names = asked.split("+") if isinstance(asked, str) else []
+    return sum(1 << PROBES.index(n) for n in set(names) if n in PROBES)
 _type, _len = type, len
 
 
@@ -160,19 +168,20 @@ def drive(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool 
         return group(module, workload, step_cap)
     first = Lane(run_lane(module, workload, step_cap, white_box, probed, keep))
     while (said := first.advance()) is not None:
-        if said == BESIDE:
+        if said & BESIDE:
             first.steps.close()  # the run so far only kept the probe unseen: the two instances start afresh
-            return pair(module, workload, step_cap)
+            return pair(module, workload, step_cap, bool(said & RESAMPLE))
     assert first.trace is not None
     return first.trace
 
 
-def pair(module: Any, workload: dict[str, Any], step_cap: int) -> dict[str, object]:
+def pair(module: Any, workload: dict[str, Any], step_cap: int, resample: bool = False) -> dict[str, object]:
     """A two-instance probe: the workload beside a second one with another config (conformance/beside.py), in
     the order `check` runs them (conformance/checks/history.py ``interleave``): the second instance created
     first, then each step the first's schedule(), the second's, the first's update(), the second's. A lane
-    that ends leaves the other to run alone. Both black box: they are judged by their calls alone."""
-    first, second = together(module, [workload, beside_workload(workload)], step_cap)
+    that ends leaves the other to run alone. Both black box: they are judged by their calls alone. `resample`: the
+    first draws as a resample probe, as the run it is compared with did."""
+    first, second = together(module, [workload, beside_workload(workload)], step_cap, resample)
     return {**first, "beside": second}
 
 
@@ -183,11 +192,13 @@ def group(module: Any, workload: dict[str, Any], step_cap: int) -> dict[str, obj
     return {**first, "group": rest}
 
 
-def together(module: Any, workloads: list[dict[str, Any]], step_cap: int) -> list[dict[str, object]]:
+def together(module: Any, workloads: list[dict[str, Any]], step_cap: int,
+             resample_first: bool = False) -> list[dict[str, object]]:
     """Instances created last to first, then stepped call by call: each step, every live one's schedule() in
     order, then the update() of each that scheduled (conformance/checks/history.py ``interleave``, the order
     `check` uses); a lane that ends leaves the others running. Their traces, in the order of `workloads`."""
-    lanes = [Lane(run_lane(module, w, step_cap, False, never, False)) for w in workloads]
+    lanes = [Lane(run_lane(module, w, step_cap, False, never, False, resample_first and i == 0))
+             for i, w in enumerate(workloads)]
     for lane in reversed(lanes):
         lane.advance()  # created
     while scheduled := [lane for lane in lanes if lane.advance() is not None]:
@@ -197,7 +208,7 @@ def together(module: Any, workloads: list[dict[str, Any]], step_cap: int) -> lis
 
 
 def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool, probed: Callable[[], int],
-             keep: bool) -> Generator[int, None, dict[str, object]]:
+             keep: bool, resampled: bool = False) -> Generator[int, None, dict[str, object]]:
     """One instance's run, pausing once it is created and after each schedule() and each update() (pair runs a
     second instance in the pauses); its trace is the generator's value. One function, as drivers._run is: each
     call's result goes into the step record as it returns."""
@@ -268,12 +279,13 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
             if keeper is not None:
                 keeper.schedule(step, returned)
             probe = probed()  # asked only now, after the call returned
-            if probe == BESIDE:
+            if probe & BESIDE:
                 yield probe  # drive drops this run and starts the two instances
-            if probe == MUTATE and _type(returned) is dict:
+            if probe & MUTATE and _type(returned) is dict:
                 returned.clear()  # a careless caller; a conforming submission must not notice
-            resample[0] = probe == RESAMPLE  # a position sampled twice inside this first schedule() went unshifted:
-            # the parent, which shifts it, then finds the report malformed, a finding on a scheduler already wrong
+            # a position sampled twice inside this first schedule() went unshifted: the parent, which shifts it, then
+            # finds the report malformed, a finding on a scheduler already wrong
+            resample[0] = resampled or bool(probe & RESAMPLE)
             if white_box:
                 record["after_schedule"] = snapshot(sched, seqs, sent)
             yield 0
@@ -312,6 +324,6 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
 
 
 # what boot.py calls on the driver module (in the sandbox, readers.py is part of that one module)
-__all__ = ["BESIDE", "MUTATE", "PROTOCOL", "REPORT_MAX", "RESERVED_KINDS", "RefusedImport", "Refuser",
+__all__ = ["BESIDE", "MUTATE", "PROBE_MAX", "PROTOCOL", "REPORT_MAX", "RESERVED_KINDS", "RefusedImport", "Refuser",
            "SubmissionProtocolError", "describe", "drive", "encode", "exception_kind", "load_wire", "never",
            "trace_line"]

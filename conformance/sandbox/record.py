@@ -22,7 +22,7 @@ from conformance.sandbox.types import Limits, LoadFailure, WorkloadResult
 from spec.loop import STALL_STEPS
 from spec.trace import Workload, workload_to_json
 
-Item = tuple[Workload, dict[str, Any], int, int]  # workload, its JSON, its step cap, its probe (child.PROBES; 0: none)
+Item = tuple[Workload, dict[str, Any], int, int]  # workload, its JSON, its step cap, its probes' bits (child.PROBES)
 LOAD_KINDS = ("exception", "refused_import", "missing_api", "syntax", "wire")
 
 
@@ -70,7 +70,7 @@ class Run:
         """The digest of what reading workload `index`'s trace depends on besides the line (memo keys)."""
         if index not in self._keys:
             workload, data, cap, probe = self.items[index]
-            white_box = self.limits.white_box and probe != BESIDE  # the two instances of a probe run black box
+            white_box = self.limits.white_box and not probe & BESIDE  # the two instances of a probe run black box
             self._keys[index] = (item_key(data, cap, False) if "group" in data  # a group: every lane's workload
                                  else workload_key(workload, cap, white_box)) + bytes([probe])
         return self._keys[index]
@@ -129,10 +129,10 @@ def read_trace(run: Run, index: int, message: dict[str, Any]) -> Trace:
     refused = message.get("refused")
     names = tuple(protocol.clean(r[:100]) for r in refused[:20] if type(r) is str) if type(refused) is list else ()
     workload = message.get("workload")
-    white_box = run.limits.white_box and probe != BESIDE and "group" not in data  # instances side by side: black box
-    decoded = protocol.trace(message, data, cap, white_box, probe == RESAMPLE)
+    white_box = run.limits.white_box and not probe & BESIDE and "group" not in data  # side by side: black box
+    decoded = protocol.trace(message, data, cap, white_box, bool(probe & RESAMPLE))
     if "beside" in message:
-        if probe != BESIDE or type(message["beside"]) is not dict:
+        if not probe & BESIDE or type(message["beside"]) is not dict:
             raise protocol.Malformed("trace.beside is sent only for a two-instance probe, as an object")
         decoded = replace(decoded, beside=protocol.trace(message["beside"], beside_workload(data), cap, False))
     lanes = data.get("group", [])

@@ -21,7 +21,7 @@ from typing import Any
 
 from conformance.drivers import run_cap
 from conformance.sandbox.budget import current
-from conformance.sandbox.child import PROBES
+from conformance.sandbox.child import probe_code
 from conformance.sandbox.isolation import detect
 from conformance.sandbox.program import WIRE_PROCESSES, WireProgram, is_wire, read_wire_folder
 from conformance.sandbox.record import Item, Run, finish_rest
@@ -35,18 +35,20 @@ SUBMISSION_MAX = 1 << 20  # bytes of a submission's module
 
 def prepare(workload: Workload | Mapping[str, Any]) -> Item:
     """A workload, its JSON for the child, its step cap (conformance.drivers run_cap, as `check` runs it), and its
-    probe's code.
+    probes' bits (child.probe_code).
 
     A probe is asked for by a "probe" key in a workload's JSON ("mutate": the child clears every dict
     schedule() returns before calling update(); "beside": a second instance with another config runs
-    beside, call by call). The code never goes into the workload's JSON: the child learns it from the
-    probe channel, after the submission's first schedule() of the workload returned. A group of schedulers
-    alive at once is open instead: the others' workloads are in the first's JSON, as "group", and all of them
-    run black box, call by call, with the step cap of the slowest.
+    beside, call by call; "resample": a position sampled again gets a new token; several joined by "+"). The
+    code never goes into the workload's JSON: the child learns it from the probe channel, after the
+    submission's first schedule() of the workload returned. A group of schedulers alive at once is open
+    instead: the others' workloads are in the first's JSON, as "group", and all of them run black box, call
+    by call, with the step cap of the slowest; an empty "group" is one scheduler alone, black box, as `check`
+    runs each scheduler of a group alone to compare.
     """
     w = workload if isinstance(workload, Workload) else workload_from_json(dict(workload))
     asked = None if isinstance(workload, Workload) else workload.get("probe")
-    probe = PROBES.index(asked) + 1 if asked in PROBES else 0
+    probe = probe_code(asked)
     if not isinstance(workload, Workload) and "group" in workload:  # a group (conformance/workloads/reach.py): its
         # first scheduler's workload, the others' in "group" (none: one scheduler alone, black box)
         lanes = [workload_from_json(dict(g)) for g in workload["group"]]
