@@ -48,7 +48,7 @@ def probe_code(asked: object) -> int:
     """The bits of the probes a workload's "probe" names ("mutate", "beside+resample", ...); 0 for none."""
     names = asked.split("+") if isinstance(asked, str) else []
     return sum(1 << PROBES.index(n) for n in set(names) if n in PROBES)
-_type, _len = type, len
+_type, _len, _int, _str = type, len, int, str
 
 
 def _reject(value: object) -> None:
@@ -238,7 +238,9 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
         except SubmissionProtocolError as e:
             sample_error.append(str(e))
             raise
-        token = eos if k in eos_at.get(seq_id, ()) else base[seq_id] + k
+        # a real model hands back a token it has just computed, never the eos object the scheduler was given (as
+        # conformance.drivers fresh_int): `token is eos` must not pass
+        token = _int(_str(eos)) if k in eos_at.get(seq_id, ()) else base[seq_id] + k
         again = times.get((seq_id, k), 0)
         times[seq_id, k] = again + 1
         if resample[0]:

@@ -197,3 +197,20 @@ def test_a_status_that_cannot_be_read_is_a_finding_for_both(tmp_path: Path) -> N
     g = grade(path)
     items = [i for i in g.items if "invariants" in i.failed_checks]
     assert items and all("SequenceStatus" in i.output.replace("\\", "") for i in items), lost(g)
+
+
+@pytest.mark.long
+def test_an_eos_compared_by_identity_fails_the_same_checks_in_both(tmp_path: Path) -> None:
+    """The sandbox's model hands back an eos token it has just made, as check's does: before, it handed back the
+    very object the scheduler was given, so `token is eos` passed in grade and failed in check (the unseen
+    ev_eos_is got 99.36)."""
+    path = tmp_path / "eos_is" / "p07_scheduler.py"
+    path.parent.mkdir()
+    text = IMPL.read_text()
+    assert text.count("if token == eos or") == 1
+    path.write_text(text.replace("if token == eos or", "if token is eos or"))
+    report = run(str(path), "quick", diagnose=False)
+    failing = {name for name, c in report.checks.items() if c.status == "fail"}
+    assert "differential" in failing, report.summary()
+    g = grade(path)
+    assert {c for i in g.items for c in i.failed_checks} == failing, (failing, lost(g))
