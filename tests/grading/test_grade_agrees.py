@@ -214,3 +214,23 @@ def test_an_eos_compared_by_identity_fails_the_same_checks_in_both(tmp_path: Pat
     assert "differential" in failing, report.summary()
     g = grade(path)
     assert {c for i in g.items for c in i.failed_checks} == failing, (failing, lost(g))
+
+
+@pytest.mark.long
+def test_a_count_the_state_machine_does_not_compare_fails_neither_stateful_check(tmp_path: Path) -> None:
+    """A self-preemption left out of num_preemptions: the golden cases and the white-box comparison with the spec see
+    it, the state machine does not (it compares the calls and the state invariants I1, I3 and I6), so `stateful`
+    passes in check; grade's stateful item judged every white-box finding and failed it (the unseen
+    cpp_selfpreempt_count)."""
+    path = tmp_path / "self_count" / "p07_scheduler.py"
+    path.parent.mkdir()
+    text = IMPL.read_text()
+    old = "            self.num_preemptions += 1\n            if victim is seq:\n"
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, "            if victim is seq:\n                self.num_preemptions -= 1\n"
+                                      "            self.num_preemptions += 1\n            if victim is seq:\n"))
+    report = run(str(path), "default", diagnose=False)
+    failing = {name for name, c in report.checks.items() if c.status == "fail"}
+    assert "stateful" not in failing and failing, report.summary()
+    g = grade(path)
+    assert {c for i in g.items for c in i.failed_checks} == failing, (failing, lost(g))
