@@ -5,8 +5,9 @@ sequence (the program's own state is right). Graded by `schedcheck grade`, its r
 `schedcheck replay counterexample.json --wire 'python3 scheduler.py'` and a pytest file that replays the
 case through that command (never p07_scheduler.py), both reproducing the finding; and each item must
 show one status in report.md, results.json, junit.xml, grade.json and the dashboard. Runs that never
-finish (the suite waits for sequences the program never reports) time out, so the rubric here stops
-after two hangs: the rest count as timeouts, which is what made every item read `timeout` before.
+finish (the suite waits for sequences the program never reports) stop after 64 empty batches, or time out
+first on a slow machine, so the rubric here stops after two hangs: the rest count as timeouts, which is what
+made every item read `timeout` before.
 """
 
 from __future__ import annotations
@@ -160,8 +161,11 @@ def test_every_output_shows_one_status_per_item_and_wrong_update_replies_are_fai
     for item, views in shown.items():
         assert len(set(views.values())) == 1, (item, views)
     assert {views["grade.json"] for views in shown.values()} == {"failed"}, shown  # not "timeout"
-    notes = (graded / "report.md").read_text()
-    assert "runs timed out or were not reached" in notes  # the timeouts are there, and named in a note
+    report = (graded / "report.md").read_text()
+    noted = [n for n in json.loads((graded / "grade.json").read_text())["notes"] if "timed out" in n]
+    # a run that never finishes stops after 64 empty batches (stalled: failed); one slower than its time limit
+    # first, or not reached after the rubric's two hangs, is a timeout, named in a note wherever it is shown
+    assert ("runs timed out or were not reached" in report) == bool(noted), noted
     overview = (graded.parent / "overview.html").read_text()
     assert 'aria-label="0 of 1"' in overview  # the dashboard's pass rates: no item passed
 
