@@ -42,13 +42,13 @@ MUTATE, BESIDE, RESAMPLE = 1, 2, 4  # clear every dict schedule() returns before
 # call; a position sampled again gets a new token (spec/loop.py RESAMPLE_SHIFT), as from a real model. A run
 # compared with a resample probe (its fresh-dict or two-instance probe) resamples too: both draw by one model
 PROBE_MAX = MUTATE | BESIDE | RESAMPLE
+_type, _len, _int, _str = type, len, int, str
 
 
 def probe_code(asked: object) -> int:
     """The bits of the probes a workload's "probe" names ("mutate", "beside+resample", ...); 0 for none."""
     names = asked.split("+") if isinstance(asked, str) else []
     return sum(1 << PROBES.index(n) for n in set(names) if n in PROBES)
-_type, _len, _int, _str = type, len, int, str
 
 
 def _reject(value: object) -> None:

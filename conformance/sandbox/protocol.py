@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from conformance.retention import KINDS, Kept
 from conformance.sandbox.keep import FIELDS, REPORTED, SHOWN_MAX
-from spec.loop import RESAMPLE_SHIFT, STALL_STEPS
+from spec.loop import RESAMPLE_SHIFT, STALL_STEPS, Steps
 
 BIG = 1 << 128  # as in the child: the corpus goes past 64 bits; a bound keeps parsing cheap
 STATUS_MAX = 64  # characters of a status name
@@ -222,6 +222,16 @@ def call_error(value: Any, known: set[str], where: str) -> dict[str, Any]:
             "message": get(value, "message", str, where)}
 
 
+def stalled(workload: Mapping[str, Any], steps: list[dict[str, Any]]) -> bool:
+    """Whether these steps end the run as stalled, by the rule the child's loop applied (spec/loop.py Steps)."""
+    run: Steps[Mapping[str, Any]] = Steps(workload["requests"], lambda r: r["arrival"], lambda r: r["seq_id"],
+                                          len(steps))
+    for s in steps:
+        run.next()
+        run.finished(s["finished"], bool(s["schedule"]))
+    return run.stalled
+
+
 def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int, white_box: bool,
           resample: bool = False) -> Decoded:
     """Validate a trace message against its workload, or raise Malformed.
@@ -282,10 +292,7 @@ def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int
         if message.get("error") is not None or not every <= done or len(known) != len(every):
             raise Malformed("trace says 'done' but not every request was added and reported finished")
     elif stop == "bound":
-        last_arrival = max(arrivals, default=0)
-        stalled = (len(steps) >= STALL_STEPS and last_arrival <= len(steps) - STALL_STEPS + 1
-                   and not any(s["schedule"] for s in steps[-STALL_STEPS:]))
-        if (len(raw) != step_cap and not stalled) or message.get("error") is not None:
+        if (len(raw) != step_cap and not stalled(workload, steps)) or message.get("error") is not None:
             raise Malformed(f"trace says 'bound' after {len(raw)} steps; the cap is {step_cap}, and its last "
                             f"{STALL_STEPS} steps are not all empty batches after the last arrival")
     else:

@@ -65,7 +65,7 @@ def differences(rules: types.ModuleType = spec.rules) -> Iterator[str]:
             got = rules.blocks_for(bs, t)
             if type(got) is not int or got != want:
                 yield f"blocks_for({bs}, {t}) = {got!r}; the least k with k * {bs} >= {t} is {want}"
-            if t >= 1:  # a request with prompt_len t and max_tokens 1, and one with prompt_len 1 and max_tokens t
+            if t >= 1:  # requests of t tokens in prompt_len, in max_tokens, and one more in max_tokens
                 for p, m in ((t, 1), (1, t), (t, 2)):
                     peak = rules.peak_blocks(bs, p, m)
                     if type(peak) is not int or peak != least_blocks(bs, p + m - 1):

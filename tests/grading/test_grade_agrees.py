@@ -57,10 +57,10 @@ RULES = {"dict_pool": ("H.retained", "H.aliased"), "global_waiting": ("H.instanc
 # holds what it held three calls before has not changed: it is only the same object (H.aliased)
 
 
-def submission(tmp_path: Path, name: str) -> Path:
-    """impl/scheduler.py with the edits of `name`, each applied exactly once."""
+def submission(tmp_path: Path, name: str, edits: list[tuple[str, str]] | None = None) -> Path:
+    """impl/scheduler.py with the edits of `name` (or `edits`), each applied exactly once."""
     text = IMPL.read_text()
-    for old, new in EDITS[name]:
+    for old, new in EDITS[name] if edits is None else edits:
         assert text.count(old) == 1, f"impl/scheduler.py changed: {old!r} is not there once"
         text = text.replace(old, new)
     path = tmp_path / name / "p07_scheduler.py"
@@ -199,38 +199,28 @@ def test_a_status_that_cannot_be_read_is_a_finding_for_both(tmp_path: Path) -> N
     assert items and all("SequenceStatus" in i.output.replace("\\", "") for i in items), lost(g)
 
 
-@pytest.mark.long
-def test_an_eos_compared_by_identity_fails_the_same_checks_in_both(tmp_path: Path) -> None:
-    """The sandbox's model hands back an eos token it has just made, as check's does: before, it handed back the
-    very object the scheduler was given, so `token is eos` passed in grade and failed in check (the unseen
-    ev_eos_is got 99.36)."""
-    path = tmp_path / "eos_is" / "p07_scheduler.py"
-    path.parent.mkdir()
-    text = IMPL.read_text()
-    assert text.count("if token == eos or") == 1
-    path.write_text(text.replace("if token == eos or", "if token is eos or"))
-    report = run(str(path), "quick", diagnose=False)
-    failing = {name for name, c in report.checks.items() if c.status == "fail"}
-    assert "differential" in failing, report.summary()
-    g = grade(path)
-    assert {c for i in g.items for c in i.failed_checks} == failing, (failing, lost(g))
+SAME = {  # name: check's profile, the edits of impl/scheduler.py, a check both must fail, one both must pass
+    # the sandbox's model hands back an eos token it has just made, as check's does: before, it handed back the very
+    # object the scheduler was given, so `token is eos` passed in grade and failed in check (the unseen ev_eos_is
+    # got 99.36)
+    "eos_by_identity": ("quick", [("if token == eos or", "if token is eos or")], "differential", None),
+    # a self-preemption left out of num_preemptions: the golden cases and the white-box comparison with the spec see
+    # it, the state machine does not (it compares the calls and the state invariants I1, I3 and I6), so `stateful`
+    # passes in check; grade's stateful item judged every white-box finding and failed it (the unseen
+    # cpp_selfpreempt_count)
+    "self_preemption_uncounted": ("default", [("            self.num_preemptions += 1\n",
+                                                "            self.num_preemptions += victim is not seq\n")],
+                                  "golden", "stateful"),
+}
 
 
 @pytest.mark.long
-def test_a_count_the_state_machine_does_not_compare_fails_neither_stateful_check(tmp_path: Path) -> None:
-    """A self-preemption left out of num_preemptions: the golden cases and the white-box comparison with the spec see
-    it, the state machine does not (it compares the calls and the state invariants I1, I3 and I6), so `stateful`
-    passes in check; grade's stateful item judged every white-box finding and failed it (the unseen
-    cpp_selfpreempt_count)."""
-    path = tmp_path / "self_count" / "p07_scheduler.py"
-    path.parent.mkdir()
-    text = IMPL.read_text()
-    old = "            self.num_preemptions += 1\n            if victim is seq:\n"
-    assert text.count(old) == 1
-    path.write_text(text.replace(old, "            if victim is seq:\n                self.num_preemptions -= 1\n"
-                                      "            self.num_preemptions += 1\n            if victim is seq:\n"))
-    report = run(str(path), "default", diagnose=False)
-    failing = {name for name, c in report.checks.items() if c.status == "fail"}
-    assert "stateful" not in failing and failing, report.summary()
+@pytest.mark.parametrize("name", sorted(SAME))
+def test_the_same_checks_fail_in_both(tmp_path: Path, name: str) -> None:
+    profile, edits, fails, passes = SAME[name]
+    path = submission(tmp_path, name, edits)
+    report = run(str(path), profile, diagnose=False)
+    failing = {check for check, c in report.checks.items() if c.status == "fail"}
+    assert fails in failing and passes not in failing, report.summary()
     g = grade(path)
     assert {c for i in g.items for c in i.failed_checks} == failing, (failing, lost(g))
