@@ -84,7 +84,6 @@ def in_process(path: str) -> float:
     from conformance.grading.observe import judge_case
     from conformance.grading.rubric import load_rubric
     from conformance.grading.warm import settle
-    from conformance.sandbox.child import MUTATE, probe_code
     from spec.trace import Workload, workload_from_json
 
     settle()  # as each grading worker does before a submission (conformance.grading.warm)
@@ -92,7 +91,7 @@ def in_process(path: str) -> float:
     cases, runs = grading_cases(load_rubric())
     factory = load_target(path)
     observed = [run_workload(w, factory) if isinstance(w, Workload) else
-                run_workload(workload_from_json(w), factory, mutate_results=bool(probe_code(w.get("probe")) & MUTATE))
+                run_workload(workload_from_json(w), factory, mutate_results="mutate" in str(w.get("probe")).split("+"))
                 for w in runs]
     for i, c in enumerate(cases):
         judge_case(c, observed[i], None if c.twin is None else observed[c.twin],
