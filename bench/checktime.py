@@ -59,6 +59,14 @@ def run_check_times(profiles: list[str], targets: list[str]) -> dict[str, Any]:
     return {"format": "schedcheck/bench-check-time", "version": 1, "cpus": os.cpu_count(), "rows": rows}
 
 
+def merged_check_times(old: list[dict[str, Any]], report: dict[str, Any], stamp: dict[str, str]) -> dict[str, Any]:
+    """The stored rows with this run's in place of the same (target, profile), new ones at the end, each dated:
+    a run of one profile leaves the rows of the others (and the docs' table of them) as they were."""
+    new = {(r["target"], r["profile"]): {**r, **stamp} for r in report["rows"]}
+    rows = [new.pop((r["target"], r["profile"]), r) for r in old] + list(new.values())
+    return {**report, **stamp, "rows": rows}
+
+
 def render_check_times(report: dict[str, Any]) -> str:
     """A table: target, profile, wall and CPU seconds, budget, verdict, 1-minute load average after the run."""
     lines = ["target     profile   seconds  cpu s  budget  verdict  load", "-" * 58]

@@ -120,6 +120,9 @@ def measure(copies: int = 2, jobs: int = 2, which: str = "course") -> dict[str, 
         with ProcessPoolExecutor(jobs) as pool:
             base_cpu = list(pool.map(in_process, [str(p) for p in paths]))
         base_wall = time.perf_counter() - base_start
+    from conformance.grading.judge import grading_cases
+
+    cases, runs = grading_cases(load_rubric())  # what one submission's grade runs (docs/grading.md quotes it)
     n = len(paths)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     return {"format": "schedcheck/bench-throughput", "version": 3, "class": which, "submissions": n, "jobs": jobs,
@@ -130,7 +133,8 @@ def measure(copies: int = 2, jobs: int = 2, which: str = "course") -> dict[str, 
             "in_process_wall_seconds": round(base_wall, 1), "in_process_per_minute": round(60 * n / base_wall, 1),
             "in_process_cpu_seconds_per_submission": round(sum(base_cpu) / n, 2),
             "overhead": round(wall / base_wall, 2), "load_average_1min": None if load is None else round(load, 2),
-            "target_per_minute": TARGET_PER_MINUTE}
+            "target_per_minute": TARGET_PER_MINUTE, "cases_per_submission": len(cases),
+            "runs_per_submission": len(runs)}
 
 
 def render(r: dict[str, Any]) -> str:
