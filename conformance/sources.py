@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from conformance.adapters import Factory
 from conformance.capabilities import DEFAULT_CAPABILITIES, Capabilities
 from conformance.checks.checkers import CHECKS, Finding
-from conformance.checks.history import apart, interleave, judge_group
+from conformance.checks.fresh import Fresh
+from conformance.checks.history import after_history, apart, interleave, judge_group
 from conformance.checks.workload import WORKLOAD_CHECKS, check_workload
 from conformance.drivers import run_workload
 from conformance.limits import HangLedger
@@ -56,21 +57,42 @@ class Run:
     capabilities: Capabilities = DEFAULT_CAPABILITIES  # the adapter's: workloads it cannot hold are left out
     left_out: int = 0  # generated workloads left out because the engine cannot hold them
     failing: list[tuple[str, Workload, Finding]] = field(default_factory=list)  # corpus: source, workload, lead
+    fresh: Fresh | None = None  # confirms each check's first failure on a freshly loaded copy (None: never)
 
     def record(self, check: str, workload: Workload, finding: Finding | None, source: str) -> None:
         result = self.results[check]
         result.runs += 1
         if finding is None:
             return
+        if check not in self.first and self.fresh is not None:  # a first failure counts once a fresh copy fails too
+            confirmed = self.fresh.confirm(check, workload, finding, source)
+            if confirmed is None:
+                self.put_down_to_history(workload, finding, source)
+                return
+            finding = confirmed
         result.failed += 1
         if check not in self.first:
             self.first[check] = (workload, finding, source)
             if self.first_seconds is None:
                 self.first_seconds = time.perf_counter() - self.started
 
+    def put_down_to_history(self, workload: Workload, finding: Finding, source: str) -> None:
+        """A failure a fresh copy did not reproduce: hygiene's [H.history] (its first one, the counterexample); the
+        fresh copy carries on, and the failing check goes on looking until Fresh.settled."""
+        assert self.fresh is not None and self.fresh.factory is not None
+        self.factory = self.fresh.factory
+        hygiene = self.results["hygiene"]
+        hygiene.failed += 1
+        if "hygiene" not in self.first:
+            self.first["hygiene"] = (workload, after_history(finding), source)
+            if self.first_seconds is None:
+                self.first_seconds = time.perf_counter() - self.started
+
     def open_checks(self) -> tuple[str, ...]:
-        """Checks still without a counterexample: generated sources only run these."""
-        return tuple(c for c in WORKLOAD_CHECKS if c not in self.first and self.results[c].status != "skipped")
+        """Checks still without a counterexample: generated sources only run these (nor a check whose failures
+        were all put down to process history, CONFIRM_MAX times)."""
+        return tuple(c for c in WORKLOAD_CHECKS if c not in self.first and self.results[c].status != "skipped"
+                     and not (self.fresh is not None and self.fresh.settled(c)))
 
 
 def run_stage(r: Run, stage: Stage, tick: Progress) -> None:

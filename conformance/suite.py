@@ -19,7 +19,8 @@ from conformance.capabilities import CapabilityError, declared
 from conformance.checks import probes
 from conformance.checks.checkers import CHECKS, Finding
 from conformance.checks.diagnosis import diagnose_report, history_prelude, hung_sources
-from conformance.checks.history import apart
+from conformance.checks.fresh import Fresh
+from conformance.checks.history import CONFIRM_MAX, after_history, apart
 from conformance.checks.machine import run_machine
 from conformance.checks.shrink import shrink
 from conformance.checks.workload import WORKLOAD_CHECKS, predicate, probe_white_box
@@ -28,7 +29,7 @@ from conformance.limits import HangLimit, hang_ledger
 from conformance.profiles import PROFILES, Profile, Stage
 from conformance.reports.report import CheckResult, Counterexample, Report
 from conformance.sources import HANGS_EXPLORING, Progress, Run, run_stage, run_token_values, stateful_finding
-from conformance.workloads.corpus import CORPUS_DIR, Vector, load_corpus, run_corpus
+from conformance.workloads.corpus import CORPUS_DIR, CorpusResult, Vector, load_corpus, run_corpus
 from spec.feasible import liveness_bound
 from spec.model import DEFAULT_POLICY, POLICIES
 from spec.trace import Workload, with_policy
@@ -144,7 +145,8 @@ def _explore(report: Report, r: Run, prof: Profile, families: Iterable[str] | No
 
 def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] | None, tick: Progress) -> None:
     factory, results, notes = r.factory, report.checks, report.notes
-    note = probe_white_box(factory) if r.white_box else "white-box checks skipped: --black-box"
+    r.fresh = Fresh.of(r.target, r.adapter, r.white_box)
+    note = probe_white_box(r.fresh.copy() or factory) if r.white_box else "white-box checks skipped: --black-box"
     if note is not None:
         notes.append(f"{note}; the invariants check sees only what the batches show: at most max_num_batched_tokens "
                      "tokens (I2) and max_num_seqs sequences (I6) in each")
@@ -152,10 +154,11 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
     white_box = r.white_box
     if r.adapter is not None:  # a submission's own class never declares anything: no extra instance for it
         r.capabilities = declared(factory)
+    r.fresh.white_box = white_box
 
     cases = [c for c in probes.golden_under(r.policy, notes) if r.capabilities.holds(c.workload)]
     for i, case in enumerate(cases):
-        found = probes.golden(case, factory, white_box)
+        found = probes.golden(case, r.factory, white_box)  # r.factory: a fresh copy replaces one history spoilt
         r.record("golden", case.workload, found[0] if found else None, f"golden/{case.name}")
         tick("golden", i + 1, len(cases))
     r.complete.add("golden")
@@ -173,9 +176,10 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
     corpus_start = time.perf_counter() - r.started
     notes += corpus_notes
     checks = tuple(c for c in WORKLOAD_CHECKS if results[c].status != "skipped")
-    corpus = run_corpus(vectors, factory, white_box, checks, lambda i: tick("corpus", i, len(vectors)))
+    corpus = run_corpus(vectors, r.factory, white_box, checks, lambda i: tick("corpus", i, len(vectors)))
     report.features = corpus.features
     by_id = {v.vector_id: v for v in vectors}
+    _confirm_corpus(r, corpus, by_id)
     r.failing = [(f"corpus/{i}", by_id[i].workload, finding) for i, finding in corpus.lead.items()]
     for check in checks:
         results[check].runs += corpus.runs[check]
@@ -199,6 +203,34 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
     if r.left_out:
         notes.append(f"{r.left_out} generated workloads left out: larger than the engine holds "
                      f"({r.capabilities.limits()})")
+
+
+def _confirm_corpus(r: Run, corpus: CorpusResult, by_id: dict[str, Vector]) -> None:
+    """Each check's corpus failures confirmed as Run.record confirms a generated one: its failing vectors, up to
+    CONFIRM_MAX, are rerun on a fresh copy until one fails there too (it becomes the check's first). When none
+    does, the check's failures are process history's: they move to hygiene as [H.history] (hygiene's own
+    first), and the check goes on looking in the generated stages unless CONFIRM_MAX of them were tried."""
+    assert r.fresh is not None
+    for check in sorted(corpus.first, key=lambda c: c != "hygiene"):  # hygiene's own failures first
+        v, finding = corpus.first[check]
+        confirmed = None
+        for vid in corpus.failed[check][:CONFIRM_MAX]:  # the check's first finding decides whether to rerun at all
+            confirmed = r.fresh.confirm(check, by_id[vid].workload, finding, f"corpus/{vid}")
+            if confirmed is not None:
+                corpus.first[check] = (by_id[vid], confirmed)
+                break
+            r.factory = r.fresh.factory or r.factory  # the spoilt copy is dropped
+        if confirmed is not None:
+            continue
+        history = corpus.failed[check]
+        del corpus.first[check]
+        if check != "hygiene":
+            corpus.failed[check] = []
+            corpus.failed["hygiene"] += [i for i in history if i not in corpus.failed["hygiene"]]
+        corpus.first.setdefault("hygiene", (v, after_history(finding)))
+        for i in history:
+            if corpus.lead[i].check == check:
+                corpus.lead[i] = after_history(corpus.lead[i])
 
 
 def _smallest_scale_failure(r: Run, check: str, first: tuple[Vector, Finding],
@@ -248,7 +280,7 @@ def _counterexamples(r: Run, tick: Progress) -> None:
         if check not in r.first:
             continue
         w, finding, source = r.first[check]
-        if check != "golden":
+        if check != "golden" and finding.rule != "H.history":  # a run failing only after others is kept whole
             tick(f"shrinking {check}", 0, None)
             fails = stateful_finding(r.factory, r.white_box) if check == "stateful" else \
                 predicate(check, r.factory, r.white_box)

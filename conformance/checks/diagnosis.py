@@ -273,23 +273,32 @@ def history_prelude(target: str, adapter: str | None, cx: Any,
     """The history a counterexample needs to reproduce as `schedcheck replay` runs it, and a note if unknown.
 
     H.instances findings carry their second instance. Any other finding is rerun on a
-    newly executed copy of the target file (fresh module state, after the white-box
-    probe as replay does); if it does not reproduce there, one earlier run of the same
-    workload is tried as a prelude.
+    newly executed copy of the target file (fresh module state; replay probes white-box
+    access on a copy of its own, as check does); if it does not reproduce there, one
+    earlier run of the same workload is tried as a prelude ([H.history]: of the check it failed).
     """
     from conformance.adapters import load_target
-    from conformance.checks.history import other_workload, prelude_json, run_prelude
-    from conformance.checks.workload import probe_white_box
+    from conformance.checks.history import before_history, other_workload, prelude_json, run_prelude
 
     if cx.finding.rule == "H.instances":
         return prelude_json("interleaved", [other_workload(cx.workload)]), None
     if adapter is not None or not target.endswith(".py"):
         return None, None  # not reloadable in-process: modules and adapters keep their state
+    if cx.finding.rule == "H.history":  # passes fresh by definition: the history it needs is what is looked for
+        finding = before_history(cx.finding)
+        ev = Evidence(finding.check, cx.workload, finding, cx.source)
+        for prelude in ([cx.workload], [cx.workload] * 2):  # the same failure after the fewest earlier runs
+            fresh = load_target(target)
+            run_prelude(prelude, fresh)
+            again = reproduce(fresh, ev, white_box)
+            if again is not None and again.rule == finding.rule:
+                return prelude_json("before", prelude), None
+        return None, ("hygiene [H.history]: the run fails only after earlier runs in this process, more than two "
+                      "runs of the same workload; its trace replays as a pass in a new process")
     ev = Evidence(cx.check, cx.workload, cx.finding, cx.source)
     want = signature(cx.finding)
     for prelude in ([], [cx.workload]):
         fresh = load_target(target)
-        probe_white_box(fresh)
         run_prelude(prelude, fresh)
         if signature(reproduce(fresh, ev, white_box)) == want:
             return (prelude_json("before", prelude) if prelude else None), None

@@ -11,6 +11,8 @@
   sandbox's runs too. The second workload is the counterexample's "prelude". The instances run on a second
   copy of the submission's module (``apart``), shared by every such probe and the state machine: what they leave
   behind reaches no run judged alone.
+- ``after_history``: a check's failure that a freshly loaded copy does not reproduce is
+  hygiene's [H.history], in `check` and `grade` alike.
 - ``prelude_json`` / ``run_prelude``: a finding that needs earlier instances in the
   process carries them in its trace, and replay runs them first in a fresh process.
 """
@@ -254,6 +256,34 @@ def _timed_out(observed: dict[str, Any]) -> bool:
 
 
 # --- process history --------------------------------------------------------------------
+
+CONFIRM_MAX = 8  # failing runs of one check rerun on a freshly loaded copy before its failures are put down to history
+
+
+def after_history(finding: Finding) -> Finding:
+    """A check's failure that a freshly loaded copy of the submission does not reproduce, as hygiene's [H.history].
+
+    State that outlives a Scheduler (a module global, a class attribute, a mutable default argument, a
+    table keyed by id()) can make a run fail only because of the runs before it in the same process.
+    That is a real fault, but not the check's: the run passes on its own, and its trace would replay as a
+    pass. So `check` and `grade` confirm a check's failures on a fresh copy (up to CONFIRM_MAX of them,
+    conformance/checks/fresh.py in process, conformance/grading/judge.py in one more sandboxed child),
+    and when none reproduces the check goes on looking and hygiene fails with this finding. Its `actual` is
+    the original finding, for the replay's prelude.
+    """
+    return Finding("hygiene", "H.history", finding.step, finding.call,
+                   f"{finding.check} [{finding.rule}] fails here only after earlier runs in the same process "
+                   f"({finding.message}); the same run passes on a freshly loaded copy of the submission: keep all "
+                   "state on the instance (no module globals, class attributes, mutable default arguments or "
+                   "tables keyed by id() that outlive it)", None, finding.to_json(), finding.explanation)
+
+
+def before_history(finding: Finding) -> Finding:
+    """The finding an [H.history] finding was made from (after_history), as its check reported it."""
+    d = finding.actual
+    return Finding(d["check"], d["rule"], d["step"], d["call"], d["message"], d["expected"], d["actual"],
+                   tuple(d["explanation"]))
+
 
 Prelude = list[dict[str, Any]]  # [{"mode": "before" | "interleaved", "workload": workload JSON}]
 

@@ -59,7 +59,8 @@ def main(args: argparse.Namespace) -> int:
     except LoadError as e:
         print(f"schedcheck: cannot load {shown_as}: {e}", file=sys.stderr)
         return EXIT_USAGE
-    white_box = not args.black_box and probe_white_box(factory) is None
+    spare = load_target(target, adapter) if adapter is None and target.endswith(".py") else factory
+    white_box = not args.black_box and probe_white_box(spare) is None  # on a copy of its own, as check probes
     before, beside = parse_prelude(prelude)
     run_prelude(before, factory)  # the earlier instances the finding needs, as recorded by check
     found = check_workload(workload, factory, white_box)

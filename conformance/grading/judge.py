@@ -21,6 +21,7 @@ from conformance.checks.checkers import Finding
 from conformance.checks.history import other_workload
 from conformance.checks.probes import golden_under
 from conformance.grading.collect import Entry
+from conformance.grading.confirm import confirmed
 from conformance.grading.diagnose import diagnose
 from conformance.grading.escape import md
 from conformance.grading.feedback import (
@@ -38,6 +39,7 @@ from conformance.grading.scoring import in_scope, run_notes, score_item
 from conformance.grading.stateful import machine_cases
 from conformance.grading.tables import markdown_table
 from conformance.sandbox.isolation import LEVELS
+from conformance.sandbox.program import is_wire
 from conformance.sandbox.run import run_in_sandbox
 from conformance.sandbox.types import Limits, SandboxResult
 from conformance.workloads.corpus import CORPUS_DIR, PROBE_EVERY, features, load_corpus
@@ -240,6 +242,8 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
         return does_not_load(entry, rubric, result, begun)
     observed = Observations(run_workloads(runs), result.workloads)
     verdicts = [observed.judge(c, i) for i, c in enumerate(cases)]
+    if not is_wire(entry.module):  # a program's state is its own process's: nothing to load anew
+        verdicts = confirmed(entry.module, limits_for(rubric), cases, runs, verdicts)
     ran = result.workloads[:len(cases)]
     command = submitted_command(entry.module)  # a wire program's: every rerun line names it
     items = tuple(score_item(item, rubric, cases, verdicts, ran, observed, command) for item in rubric.items)

@@ -44,17 +44,19 @@ def prepare(workload: Workload | Mapping[str, Any]) -> Item:
     submission's first schedule() of the workload returned. A group of schedulers alive at once is open
     instead: the others' workloads are in the first's JSON, as "group", and all of them run black box, call
     by call, with the step cap of the slowest; an empty "group" is one scheduler alone, black box, as `check`
-    runs each scheduler of a group alone to compare.
+    runs each scheduler of a group alone to compare. A "fresh": true workload runs on a copy of the submission
+    loaded anew, which the workloads after it then use (conformance/grading/confirm.py).
     """
     w = workload if isinstance(workload, Workload) else workload_from_json(dict(workload))
     asked = None if isinstance(workload, Workload) else workload.get("probe")
     probe = probe_code(asked)
+    fresh = {"fresh": True} if not isinstance(workload, Workload) and workload.get("fresh") is True else {}
     if not isinstance(workload, Workload) and "group" in workload:  # a group (conformance/workloads/reach.py): its
         # first scheduler's workload, the others' in "group" (none: one scheduler alone, black box)
         lanes = [workload_from_json(dict(g)) for g in workload["group"]]
-        return (w, {**workload_to_json(w), "group": [workload_to_json(g) for g in lanes]},
+        return (w, {**workload_to_json(w), "group": [workload_to_json(g) for g in lanes], **fresh},
                 max(run_cap(g) for g in (w, *lanes)), 0)
-    return w, workload_to_json(w), run_cap(w), probe
+    return w, {**workload_to_json(w), **fresh}, run_cap(w), probe
 
 
 _prepared: dict[int, tuple[tuple[Workload | Mapping[str, Any], ...], list[Item | None]]] = {}

@@ -1,0 +1,91 @@
+"""`grade`'s confirmation of failures on a freshly loaded copy (conformance/checks/history.py after_history).
+
+The sandbox child runs a class's cases one after another in one process, so a submission whose state
+outlives its Scheduler can fail a case only because of the cases before it. As `check` does in process
+(conformance/checks/fresh.py), each check's failing cases, smallest first and up to CONFIRM_MAX of them,
+are run again in one more sandboxed child, each on a copy of the submission loaded anew ("fresh" in the
+run's JSON), and judged again here. A check none of whose confirmed cases fails again is process
+history's: its findings move to hygiene as [H.history]. A case still fails either way, so the score is
+the same; what changes is which check the report blames, and so the counterexample it hands out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from conformance.checks.checkers import Finding
+from conformance.checks.history import CONFIRM_MAX, after_history
+from conformance.grading.observe import Case, Observations
+from conformance.sandbox.run import run_in_sandbox
+from conformance.sandbox.types import Limits
+from spec.trace import Workload, workload_from_json, workload_to_json
+
+Verdict = dict[str, Finding | None]
+UNCONFIRMED = ("H.timeout", "H.history")  # as in process: a hang is not run again
+
+
+def _parts(case: Case, index: int) -> list[int]:
+    return [i for i in (index, case.twin, case.mutated, case.paired, case.alone, case.group, *case.lanes_alone)
+            if i is not None]
+
+
+def _alone(case: Case, index: int, runs: Sequence[Workload | dict[str, Any]],
+           out: list[dict[str, Any]]) -> Case:
+    """The case with its runs appended to `out`, the first one fresh, its indices moved to theirs there."""
+    moved: dict[int, int] = {}
+    for i in _parts(case, index):
+        if i not in moved:
+            run = runs[i]
+            out.append({**(workload_to_json(run) if isinstance(run, Workload) else dict(run)),
+                        **({"fresh": True} if not moved else {})})
+            moved[i] = len(out) - 1
+
+    def at(i: int | None) -> int | None:
+        return None if i is None else moved[i]
+    return replace(case, twin=at(case.twin), mutated=at(case.mutated), paired=at(case.paired),
+                   alone=at(case.alone), group=at(case.group), lanes_alone=tuple(moved[i] for i in case.lanes_alone))
+
+
+def confirmed(path: Path, limits: Limits, cases: Sequence[Case], runs: Sequence[Workload | dict[str, Any]],
+              verdicts: list[Verdict]) -> list[Verdict]:
+    """`verdicts` with every check whose failures a fresh copy does not reproduce put down to history."""
+    tried: dict[int, list[str]] = {}  # case index -> the checks it is run again for
+    for check in sorted({c for v in verdicts for c, f in v.items() if f is not None and f.rule not in UNCONFIRMED}):
+        failing = sorted((i for i, v in enumerate(verdicts) if (f := v.get(check)) is not None
+                          and f.rule not in UNCONFIRMED),
+                         key=lambda i: (len(cases[i].workload.requests), cases[i].vector_id))
+        for i in failing[:CONFIRM_MAX]:
+            tried.setdefault(i, []).append(check)
+    if not tried:
+        return verdicts
+    again: list[dict[str, Any]] = []
+    moved: dict[int, tuple[Case, int]] = {}  # case index -> the case as run again, and its own run's index there
+    for i in sorted(tried):
+        start = len(again)
+        moved[i] = (_alone(cases[i], i, runs, again), start)
+    result = run_in_sandbox(path, again, replace(limits, max_timeouts=1))
+    if result.load_error is not None:
+        return verdicts  # nothing confirmed: the failures stand as found
+    observed = Observations(tuple(workload_from_json(r) for r in again), result.workloads)
+    reproduced = set()
+    for i, (case, start) in moved.items():
+        verdict = observed.judge(case, start)
+        reproduced |= {c for c in tried[i] if verdict.get(c) is not None}
+    history = {c for cs in tried.values() for c in cs} - reproduced
+    if not history:
+        return verdicts
+    out = []
+    for v in verdicts:
+        v = dict(v)
+        for check in sorted(history):
+            f = v.get(check)
+            if f is not None and f.rule not in UNCONFIRMED:
+                v[check] = None
+                if v.get("hygiene") is None:
+                    v["hygiene"] = after_history(f)
+        out.append(v)
+    return out
+

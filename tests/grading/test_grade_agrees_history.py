@@ -1,0 +1,86 @@
+"""A failure that needs earlier runs in the process is hygiene's [H.history] in `check` and in `grade` alike.
+
+The unseen bug cpp_finished_default collects finished sequences into a mutable default argument, one list
+for every instance. Alone, a Scheduler is right; after another one in the same process, its `finished` holds
+sequences it never saw (I6). Before, `check` blamed the invariants check with a counterexample that passed
+when replayed, and `grade` blamed golden, invariants and stateful, each with a case that passed on its own.
+Now each check's failures are confirmed on a freshly loaded copy of the submission (conformance/checks/fresh.py
+in process, conformance/grading/confirm.py in the sandbox); none reproduces there, so both blame hygiene, and
+the counterexample carries the earlier run it needs (its prelude), so it replays in a new process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters import load_target
+from conformance.checks.fresh import Fresh
+from conformance.checks.history import CONFIRM_MAX
+from conformance.checks.workload import check_workload
+from conformance.grading.collect import Entry
+from conformance.grading.judge import grade_one
+from conformance.grading.rubric import load_rubric
+from conformance.reports.traces import write_all
+from conformance.suite import run
+from spec.model import Config
+from spec.trace import Request, make_workload
+from tests.conformance.unseen.planted import source
+
+ROOT = Path(__file__).resolve().parents[2]
+W = make_workload(Config(8, 2, 2, 8), [Request("a1", 3, 2), Request("a2", 2, 2)])
+
+
+def planted(tmp_path: Path, name: str = "cpp_finished_default") -> Path:
+    path = tmp_path / name / "p07_scheduler.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(source(name))
+    return path
+
+
+def test_a_fresh_copy_tells_history_from_a_fault_of_the_run(tmp_path: Path) -> None:
+    shared = planted(tmp_path)
+    factory = load_target(str(shared))
+    assert check_workload(W, factory)["invariants"] is None  # the first instance is right
+    second = check_workload(W, factory)["invariants"]
+    assert second is not None and second.rule == "I6"  # the second sees the first one's sequences
+    fresh = Fresh.of(str(shared), None, True)
+    assert fresh.confirm("invariants", W, second, "test") is None and fresh.history == {"invariants": 1}
+    assert fresh.factory is not None
+    for _ in range(CONFIRM_MAX - 1):
+        fresh.confirm("invariants", W, second, "test")
+    assert fresh.settled("invariants")
+    own = planted(tmp_path, "col_eos_zero")  # a fault of the run itself: a fresh copy fails it too
+    w = make_workload(dataclasses.replace(W.config, eos=0), W.requests, eos_at={"a1": (0,)})
+    found = check_workload(w, load_target(str(own)))
+    check, finding = next((c, f) for c, f in found.items() if f is not None)
+    again = Fresh.of(str(own), None, True).confirm(check, w, finding, "test")
+    assert again is not None and again.check == check
+
+
+@pytest.mark.long
+def test_check_and_grade_both_blame_hygiene_and_the_trace_replays(tmp_path: Path) -> None:
+    path = planted(tmp_path)
+    report = run(str(path), "quick", diagnose=False)
+    failing = {c for c, r in report.checks.items() if r.status == "fail"}
+    assert failing == {"hygiene"}, report.summary()
+    cx = report.checks["hygiene"].counterexample
+    assert cx is not None and cx.finding.rule == "H.history" and cx.prelude, cx
+    trace = next(p for p in write_all(cx, 1, tmp_path / "traces", str(path)) if p.suffix == ".json")
+    assert json.loads(trace.read_text())["prelude"]
+    replayed = subprocess.run([sys.executable, "-m", "conformance", "replay", str(trace), str(path)], cwd=ROOT,
+                              capture_output=True, text=True, check=False)
+    assert replayed.returncode == 1 and "[I6]" in replayed.stdout, replayed.stdout + replayed.stderr
+    g = grade_one(Entry("history", path, path), dataclasses.replace(load_rubric(), explore=False))
+    blamed = {c for i in g.items for c in i.failed_checks}
+    assert blamed == {"hygiene"} and g.score < 100, [(i.item.id, i.score, i.failed_checks) for i in g.items]
+
+
+def test_the_docs_state_the_confirmation_as_the_code_does() -> None:
+    text = " ".join((ROOT / "docs" / "conformance.md").read_text().split())
+    assert CONFIRM_MAX == 8 and text.count("up to eight") == 2 and "after one and then two earlier runs" in text
