@@ -16,6 +16,7 @@ from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
 from conformance.capabilities import capabilities_of
 from conformance.checks.checkers import expected_trace
 from conformance.limits import RUN_SECONDS, CallTimeout, note_hung, time_limit
+from conformance.sandbox.readers import broke
 from spec.feasible import liveness_bound
 from spec.loop import Steps
 from spec.trace import Request, Snapshot, Workload, workload_to_json
@@ -135,6 +136,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
     idle_calls = capabilities_of(sut).idle_schedule  # a malformed declaration stops the run (CapabilityError)
     run: Steps[Request] = Steps(workload.requests, lambda r: r.arrival, lambda r: r.seq_id, run_cap(workload))
     live: set[str] = set()  # added and not yet reported finished
+    read = False  # some white-box snapshot of this run was read
     for step, arrivals in run:
         if until is not None and step > until:
             observed["stop"] = "until"
@@ -150,7 +152,8 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
             if not live and not idle_calls:  # the engine's contract: no schedule() with nothing to do
                 record.update(schedule=[], sampled=[], finished=[], idle=True)
                 if white_box and observed["white_box_error"] is None:
-                    record["after_schedule"] = record["after_update"] = _snapshot(sut, observed, step, call)
+                    record["after_schedule"] = record["after_update"] = _snapshot(sut, observed, step, call, read)
+                    read = read or record["after_update"] is not None
                 continue
             call = "schedule"
             result = sut.schedule()
@@ -161,7 +164,8 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
             assert isinstance(result, dict)
             record["schedule"] = batch_pairs(result)
             if white_box and observed["white_box_error"] is None:
-                record["after_schedule"] = _snapshot(sut, observed, step, call)
+                record["after_schedule"] = _snapshot(sut, observed, step, call, read)
+                read = read or record["after_schedule"] is not None
             if mutate_results:
                 dict.clear(result)
             call = "update"
@@ -175,7 +179,8 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
             run.finished(finished_now, bool(record["schedule"]))
             live.difference_update(finished_now)
             if white_box and observed["white_box_error"] is None:
-                record["after_update"] = _snapshot(sut, observed, step, call)
+                record["after_update"] = _snapshot(sut, observed, step, call, read)
+                read = read or record["after_update"] is not None
         except (Exception, CallTimeout) as e:  # the submission raised or hung: a finding, never a suite crash
             return fail(*raised(e))
     if not run.done:
@@ -257,11 +262,14 @@ def step_capped(workload: Workload, steps: int) -> dict[str, Any] | None:
                        "bound of this workload is too large to run to"}
 
 
-def _snapshot(sut: SchedulerUnderTest, observed: dict[str, Any], step: int, call: str) -> Snapshot | None:
+def _snapshot(sut: SchedulerUnderTest, observed: dict[str, Any], step: int, call: str,
+              read_before: bool) -> Snapshot | None:
     """The white-box snapshot, or None with a note saying which attribute is missing.
 
     Attributes that exist but cannot be read (a None in a queue) are recorded as a
     white-box error, which the invariants check reports; a missing attribute is a note.
+    So is state whose reading raises, unless earlier snapshots of the run read it
+    (`read_before`): then it is there and broke, and the error is a finding too.
     """
     try:
         snap = sut.snapshot()
@@ -269,6 +277,9 @@ def _snapshot(sut: SchedulerUnderTest, observed: dict[str, Any], step: int, call
         observed["white_box_error"] = {"step": step, "call": call, "message": str(e)}
         return None
     except Exception as e:
+        if read_before:
+            observed["white_box_error"] = {"step": step, "call": call, "message": broke(f"{type(e).__name__}: {e}")}
+            return None
         snap = None
         observed["note"] = observed["note"] or f"white-box checks skipped: reading the state raised {e!r}"
     if snap is None and observed["note"] is None:

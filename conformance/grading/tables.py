@@ -12,6 +12,7 @@ from typing import Any
 
 from conformance.checks.checkers import Finding, expected_trace
 from conformance.grading.escape import md, md_code
+from conformance.reports.traces import left_out, shown_steps
 from spec.trace import Workload, snapshot_to_json
 
 MAX_ROWS = 30
@@ -55,7 +56,14 @@ def markdown_table(w: Workload, observed: dict[str, Any], finding: Finding | Non
         lines += [f"**First divergence, {where}:** {md(finding.message)}", ""]
     lines += ["| step | schedule() | blocks_used | waiting | running | finished |", "|---|---|---|---|---|---|"]
     steps = observed["steps"]
-    for i in range(min(max(len(steps), len(spec)), MAX_ROWS)):
+    total = max(len(steps), len(spec))
+    shown = shown_steps(total, finding.step if finding is not None else None)
+    for j, k in enumerate(shown):
+        if k is None:
+            a, b = left_out(shown, j, total)
+            lines.append(f"| … | steps {a} to {b} left out ({b - a + 1} steps) | | | | |")
+            continue
+        i = k - 1
         got = steps[i] if i < len(steps) else {}
         want = spec[i] if i < len(spec) else None
         want_snap: Mapping[str, Any] = snapshot_to_json(want.after_update) if want else {}

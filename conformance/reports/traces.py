@@ -43,6 +43,31 @@ def _seqs(snap: dict[str, Any] | None) -> str:
                      f"{snap['seqs'][i]['num_blocks']}" for i in live if i in snap["seqs"])
 
 
+TABLE_STEPS, HEAD_STEPS, NEAR_STEPS = 30, 3, 8  # a step table longer than TABLE_STEPS shows its first HEAD_STEPS
+# steps and the NEAR_STEPS up to its divergence (a fault that shows after a thousand steps reads in one screen)
+
+
+def shown_steps(total: int, divergence: int | None) -> list[int | None]:
+    """The steps (1-based) a step table of `total` steps shows, None where a run of them is left out: every one
+    when they are few, else the first ones and those up to two past the divergence (or the last ones)."""
+    if total <= TABLE_STEPS:
+        return list(range(1, total + 1))
+    end = total if divergence is None else min(max(divergence, 1) + 2, total)
+    keep = sorted(set(range(1, HEAD_STEPS + 1)) | set(range(max(1, end - NEAR_STEPS - 1), end + 1)))
+    out: list[int | None] = []
+    for k in keep:
+        if out and out[-1] is not None and k > out[-1] + 1:
+            out.append(None)
+        out.append(k)
+    return out + ([None] if end < total else [])
+
+
+def left_out(shown: list[int | None], i: int, total: int) -> tuple[int, int]:
+    """The first and last step of the run left out at shown[i] (a None)."""
+    after = shown[i + 1] if i + 1 < len(shown) else None
+    return (shown[i - 1] or 0) + 1, total if after is None else after - 1
+
+
 def render(cx: Counterexample, factory: Factory | None, white_box: bool = True) -> str:
     """The step table of a counterexample up to its first divergence, marked with >>."""
     f = cx.finding
@@ -55,7 +80,13 @@ def render(cx: Counterexample, factory: Factory | None, white_box: bool = True) 
     lines += ["", cols]
     last = min(max(f.step, 1), len(trace["steps"]))
     got_steps = observed["steps"] if observed is not None else []
-    for i, want in enumerate(trace["steps"][:last]):
+    rows = shown_steps(last, f.step)
+    for j, k in enumerate(rows):
+        if k is None:
+            a, b = left_out(rows, j, last)
+            lines.append(f"   {'...':>4}  steps {a} to {b} left out ({b - a + 1} steps)")
+            continue
+        i, want = k - 1, trace["steps"][k - 1]
         got = got_steps[i] if i < len(got_steps) else {}
         for call, snap_key in (("schedule", "after_schedule"), ("update", "after_update")):
             w_val = _batch(want["schedule"]) if call == "schedule" else _ids(want["finished"])

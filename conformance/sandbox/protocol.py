@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from conformance.retention import KINDS, Kept
 from conformance.sandbox.keep import FIELDS, REPORTED, SHOWN_MAX
+from conformance.sandbox.readers import broke
 from spec.loop import RESAMPLE_SHIFT, STALL_STEPS, Steps
 
 BIG = 1 << 128  # as in the child: the corpus goes past 64 bits; a bound keeps parsing cheap
@@ -165,6 +166,7 @@ class Snapshots:
         self.seqs: dict[str, dict[str, Any]] | None = None  # the observed form of rows, while none changed
         self.note: str | None = None
         self.white_box_error: dict[str, Any] | None = None
+        self.read_once = False  # a whole snapshot was read: what cannot be read after it broke (readers.broke)
 
     def read(self, value: Any, where: str, step: int, call: str) -> dict[str, Any] | None:
         """Validate one snapshot message; its observed-trace form, or None when something was unreadable."""
@@ -198,6 +200,8 @@ class Snapshots:
         why = sorted(missing.items()) + sorted((f"{i}.{k}", v) for i, r in self.row_missing.items()
                                                for k, v in r.items())
         wrong = next((w for _, w in why if w.startswith(UNREADABLE)), None) if self.white_box_error is None else None
+        if wrong is None and why and self.read_once and self.white_box_error is None:  # there before, broken now
+            wrong = broke(why[0][1], why[0][0])
         if wrong is not None:
             self.white_box_error = {"step": step, "call": call, "message": wrong}
         if sent or grew:
@@ -209,6 +213,7 @@ class Snapshots:
             if self.note is None:
                 self.note = ", ".join(f"{a} ({w})" for a, w in why) if why else "unreadable"
             return None
+        self.read_once = True
         return {"blocks_used": numbers[0], "num_preemptions": numbers[1], **self.queues, "seqs": self.seqs}
 
 

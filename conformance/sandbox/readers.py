@@ -251,6 +251,13 @@ def wire_row(before: list[object] | None, row: list[object]) -> list[object]:
     return [*row[:4], out[kept:] if kept else out, kept]
 
 
+def broke(why: str, attribute: str = "the white-box state") -> str:
+    """The white-box error of state that earlier snapshots of the run read and that now cannot be read (check's
+    drivers and the sandbox's parent, conformance/sandbox/protocol.py, word it alike)."""
+    return (f"{UNREADABLE}{attribute}: reading it raised {why[:200]}, after earlier steps read it; every attribute "
+            "of docs/api.md must stay readable for the whole run")
+
+
 def reason(e: BaseException) -> str:
     """Why a read failed, for "missing": the reader's own message, or what the submission raised."""
     return str(e)[:200] if _issubclass(_type(e), SubmissionProtocolError) else "{}: {}".format(*describe(e))

@@ -233,6 +233,19 @@ def preemptions_per_sequence(w: Workload, t: Trace) -> Seen:
     return upto(max(counts.values(), default=0))
 
 
+def head_blocked_steps(w: Workload, t: Trace) -> Seen:
+    """The longest run of steps whose admission stopped at a head that does not fit (P2.stop) while a request
+    behind it needs no more than the blocks left free."""
+    longest = now = 0
+    for s in t.steps:
+        waiting = s.after_schedule.waiting
+        free = w.config.num_blocks - s.after_schedule.blocks_used
+        behind = any(-(-q.num_tokens // w.config.block_size) <= free for q in waiting[1:])
+        now = now + 1 if behind and any(e.rule == "P2.stop" for e in s.events) else 0
+        longest = max(longest, now)
+    return upto(longest)
+
+
 def preemptions_total(w: Workload, t: Trace) -> Seen:
     return upto(t.final.num_preemptions)
 
@@ -403,12 +416,17 @@ DIMENSIONS: tuple[Dimension, ...] = (
               "of 10^4 steps", (Around(1, 11), Named("2 x recursion limit + 1", 2 * R + 1)), (), _on_trace(steps),
               thorough=(Around(12, 13), Named("10^4", LONG_RUN_STEPS))),
     Dimension("preemptions-per-sequence", "times one sequence is preempted (P1.preempt or P1.skip_self)",
-              "a count: every value up to its peak", "per-sequence counters in a byte or a short",
-              (Around(1, PREEMPTION_BITS),), (), _on_trace(preemptions_per_sequence),
-              thorough=(Around(PREEMPTION_BITS + 1, MOST_PREEMPTION_BITS),)),
+              "a count: every value up to its peak", "per-sequence counters in a byte or a short; admission "
+              "counters that wrap at 2^10; event logs bounded to a thousand entries",
+              (Around(1, PREEMPTION_BITS),), (Around(PREEMPTION_BITS + 1, MOST_PREEMPTION_BITS),),
+              _on_trace(preemptions_per_sequence)),
     Dimension("preemptions-total", "num_preemptions", "a count: every value up to its peak",
-              "counters in a byte or a short", (Around(1, PREEMPTION_BITS),), (), _on_trace(preemptions_total),
-              thorough=(Around(PREEMPTION_BITS + 1, MOST_PREEMPTION_BITS),)),
+              "counters in a byte or a short; a count kept in a bounded log", (Around(1, PREEMPTION_BITS),),
+              (Around(PREEMPTION_BITS + 1, MOST_PREEMPTION_BITS),), _on_trace(preemptions_total)),
+    Dimension("head-blocked-steps", "steps in a row in which the waiting head does not fit (P2.stop) while a "
+              "request behind it would", "a count: every value up to the longest such run",
+              "anti-starvation patience: after so many blocked steps a later request is let by",
+              (Around(1, 10),), (Around(11, 11),), _on_trace(head_blocked_steps)),
     Dimension("tokens-per-sequence", "num_tokens of one sequence (prompt_len + len(output))",
               "a count: every value from prompt_len to its last num_tokens",
               "context lengths of 2^12..2^20; int32, float (2^53) and int64 arithmetic on token counts",

@@ -19,7 +19,8 @@ workload that does it:
   admitted with a chunk of one block, cannot grow and preempts itself every step, and so is
   readmitted every step: one preemption per step, with the outputs of one sequence only (every
   call copies them). A queue whose ids sort differently from their arrival waits behind them.
-- long runs: requests far apart, so most steps are idle calls.
+- long runs: requests far apart, so most steps are idle calls; and a head that does not fit for 2**10 + 1
+  (quick) and 2**11 + 1 (default) steps in a row, with a request behind it that would.
 - ids: pairs whose CRC-32, FNV-1a and CPython string hashes share exactly the low k bits
   (k = 4..16), long ids sharing long prefixes, non-ASCII ids (two that differ only outside
   ASCII, an NFC/NFD pair, astral characters), ids that differ only in case, ids whose
@@ -30,9 +31,10 @@ workload that does it:
 A profile's stage names a tier. ``quick`` holds numbers to 2**32 + 1 (exact in a JavaScript
 program over the wire, too), crowds and groups of schedulers to 2**8 + 1, 2**8 + 1 preemptions
 of one sequence and a run past twice the recursion limit; ``default`` adds numbers to
-2**64 + 1, crowds to 2**11 + 1 and 2**10 + 1 schedulers at once; ``thorough`` adds the runs
-that cost seconds each (10**4 steps, 2**11 + 1 preemptions of one sequence), because
-white-box checking reads every sequence after every call, about 0.4 ms a step. Every workload
+2**64 + 1, crowds to 2**11 + 1, 2**10 + 1 schedulers at once and 2**11 + 1 preemptions of one
+sequence (about a second: its other sequence's output grows every step and is read after every
+call); ``thorough`` adds the run of 10**4 steps, which costs seconds, because white-box checking
+reads every sequence after every call, about 0.4 ms a step. Every workload
 is feasible and deterministic; ``cases(tier)`` lists a tier's cases, cheapest kind first and
 each kind in ascending size, so the first failure of a check is the smallest of its kind.
 """
@@ -169,6 +171,19 @@ def self_preemption_run(preemptions: int) -> Workload:
     return _workload(config, reqs, f"self-preemption-{preemptions}")
 
 
+def blocked_head(steps: int) -> Workload:
+    """A waiting head that does not fit for `steps` steps in a row, with a request behind it that would (P2.stop
+    holds it back every one of them: a scheduler that lets it by after a patience of so many steps, to keep the
+    queue moving, breaks FCFS once the head has waited that long).
+
+    h1 decodes for the whole run, one block more each step, in a cache that always keeps one block free; h2 (the
+    head) asks for one block more than the free ones from step 2 on, and gets them only when h1 finishes; h3
+    needs the one free block. The budget takes h2's prompt whole, so it is never admitted with a smaller chunk.
+    """
+    reqs = [Request("h1", 1, steps + 2), Request("h2", steps + 2, 1, 2), Request("h3", 1, 1, 2)]
+    return _workload(Config(steps + 3, 1, 3, steps + 3), reqs, f"blocked-head-{steps}")
+
+
 def idle_run(steps: int) -> Workload:
     """A run of at least `steps` steps that is mostly idle calls (white-box checking reads every sequence
     after every call, so few sequences keep it cheap): three requests queue behind max_num_seqs = 1 just
@@ -270,14 +285,15 @@ def tier_cases(tier: str, limit: int) -> tuple[Case, ...]:
     if tier == "quick":
         singles = (id_workloads(1, 10, rest=True) + number_workloads(1, QUICK_NUMBER_BITS)
                    + crowd_workloads(1, QUICK_CROWD_BITS) + (self_preemption_run(2**PREEMPTION_BITS + 1),
+                                                             blocked_head(2**10 + 1),
                                                              idle_run(max(past_recursion(limit), 2**11 + 1))))
         groups: tuple[Case, ...] = (group(QUICK_GROUP),)
     elif tier == "default":
         singles = (id_workloads(11, 16, rest=False) + number_workloads(QUICK_NUMBER_BITS + 1, NUMBER_BITS)
-                   + crowd_workloads(QUICK_CROWD_BITS + 1, DEFAULT_CROWD_BITS, largest=2**11 + 1))
+                   + crowd_workloads(QUICK_CROWD_BITS + 1, DEFAULT_CROWD_BITS, largest=2**11 + 1)
+                   + (blocked_head(2**11 + 1), self_preemption_run(2**MOST_PREEMPTION_BITS + 1)))
         groups = (group(DEFAULT_GROUP),)
     else:
-        singles = (self_preemption_run(2**MOST_PREEMPTION_BITS + 1),
-                   idle_run(max(LONG_RUN_STEPS, past_recursion(limit))))
+        singles = (idle_run(max(LONG_RUN_STEPS, past_recursion(limit))),)
         groups = ()
     return tuple(Case(w.name, (w,)) for w in singles) + groups
