@@ -75,34 +75,42 @@ def edit_text(root: Path, doc: str, old: str, new: str) -> None:
 
 
 def test_a_new_measurement_makes_the_docs_stale_and_rewrite_brings_them_up_to_date(copy: Path) -> None:
-    edit_json(copy, figures.SOURCES["throughput"].path, per_minute=26.1, measured="2026-12-04")
+    store = figures.Store(copy)
+    was, measured = store.value("throughput.per_minute"), store.value("throughput.measured")
+    before = store.value("throughput_reach.before.per_minute")
+    now = round(was + 1.3, 1)  # a new measurement, whatever the stored one is
+    edit_json(copy, figures.SOURCES["throughput"].path, per_minute=now, measured="2099-12-04")
     messages = [p.message for p in figures.check(copy)]
-    readme = next(m for m in messages if m.startswith("README.md quotes 24.8 "))
-    assert "bench/measured/throughput-course.json says 26.1" in readme
-    assert "at **24.8 submissions per minute** on 2 cores" in readme  # the snippet, as the doc has it
-    assert "measured 2026-12-04 by `python -m bench --grade-throughput --class course --copies 2 --jobs 2`" in readme
+    readme = next(m for m in messages if m.startswith(f"README.md quotes {was} "))
+    assert f"bench/measured/throughput-course.json says {now}" in readme
+    assert f"at **{was} submissions per minute** on 2 cores" in readme  # the snippet, as the doc has it
+    assert "measured 2099-12-04 by `python -m bench --grade-throughput --class course --copies 2 --jobs 2`" in readme
     assert readme.endswith("run `python -m bench --figures` to rewrite the docs")
-    assert any(m.startswith("docs/bench.md quotes 24.8 ") for m in messages)  # the table's latest row
-    assert any(m.startswith("docs/bench.md quotes 2026-12-03 ") for m in messages)  # and its date
+    assert any(m.startswith(f"docs/bench.md quotes {was} ") for m in messages)  # the table's latest row
+    assert any(m.startswith(f"docs/bench.md quotes {measured} ") for m in messages)  # and its date
     ratio = next(m for m in messages if "times as long" in m)  # a figure computed from the new one
-    assert "quotes 2.7 " in ratio and " say 2.6 " in ratio  # from a record and the new measurement
+    assert f"quotes {before / was:.1f} " in ratio and f" say {before / now:.1f} " in ratio
 
     changes, problems = figures.rewrite(copy)
     assert not problems
-    assert {(c.doc, c.old, c.new) for c in changes} >= {("README.md", "24.8", "26.1"), ("README.md", "2.7", "2.6"),
-                                                        ("README.md", "2026-12-03", "2026-12-04")}
-    assert "at **26.1 submissions per\nminute**" in (copy / "README.md").read_text()  # the line breaks kept
+    assert {(c.doc, c.old, c.new) for c in changes} >= {("README.md", str(was), str(now)),
+                                                        ("README.md", measured, "2099-12-04")}
+    assert f"at **{now} submissions per\nminute**" in (copy / "README.md").read_text()  # the line breaks kept
     assert figures.check(copy) == [] and figures.unregistered(copy) == []
 
 
 def test_a_figure_edited_by_hand_is_reported_with_the_command_that_measures_it(copy: Path) -> None:
-    edit_text(copy, "README.md", "1,449 tests in 3 min 16 s", "1,500 tests in 3 min 16 s")
+    passed = figures.Store(copy).value("tests.default.passed")
+    [quoted] = re.findall(r"[0-9,]+ tests in [0-9]+ min [0-9]+ s", (copy / "README.md").read_text())
+    assert quoted.startswith(f"{passed:,} tests")
+    edit_text(copy, "README.md", quoted, quoted.replace(f"{passed:,}", f"{passed + 51:,}", 1))
     [problem] = figures.check(copy)
-    assert problem.doc == "README.md" and "1,500 tests in 3 min 16 s" in problem.snippet
-    assert "README.md quotes 1,500 " in problem.message and "bench/measured/tests.json says 1,449" in problem.message
+    assert problem.doc == "README.md" and f"{passed + 51:,} tests in" in problem.snippet
+    assert f"README.md quotes {passed + 51:,} " in problem.message
+    assert f"bench/measured/tests.json says {passed:,}" in problem.message
     assert "by `python -m bench --test-time`" in problem.message
     figures.rewrite(copy)
-    assert "1,449 tests in 3 min 16 s" in (copy / "README.md").read_text()
+    assert quoted in (copy / "README.md").read_text()
 
 
 def test_a_record_says_it_is_one(copy: Path) -> None:
