@@ -21,6 +21,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from conformance.sandbox.oneproc import forbid_processes
 from conformance.sandbox.proctree import descendants, proc_children
 
 if TYPE_CHECKING:
@@ -137,7 +138,8 @@ def load(path: str, refuser: driver.Refuser) -> tuple[Any, dict[str, object] | N
 def load_wire(job: dict[str, Any]) -> tuple[Any, dict[str, object] | None]:
     """A wire program as a module (conformance/sandbox/wireshim.py); one that cannot start or greet: a load error."""
     try:
-        return driver.load_wire(job["wire"], os.path.dirname(job["module"]), job["white_box"]), None
+        return driver.load_wire(job["wire"], os.path.dirname(job["module"]), job["white_box"],
+                                job["one_process"]), None
     except BaseException as e:  # noqa: BLE001
         return None, {"kind": "wire", "exc_type": "WireProtocolError", "message": driver.describe(e)[1]}
 
@@ -190,17 +192,23 @@ def work(job: dict[str, Any], fd: int, channel: Channel) -> None:
     os.dup2(null, 0)
     refuser = driver.Refuser(job["refuse"])
     sys.meta_path.insert(0, refuser)
-    sys.path.append(os.path.dirname(job["module"]))
+    if "wire" not in job:  # a wire folder's files are never importable here: this process runs none of its code
+        sys.path.append(os.path.dirname(job["module"]))
     os.chdir(os.path.dirname(job["module"]))
     write_line(fd, {"type": "hello", "protocol": PROTOCOL, "pid": os.getpid(), "uid": os.getuid(),
                     "gid": os.getgid(), "cap_eff": capabilities(), "rlimits": applied,
                     "hidden": [p for p in job["hidden"] if not visible(p)]})
     random.seed(0)  # a submission that draws from `random` draws the same numbers every run
-    module, error = load_wire(job) if "wire" in job else load(job["module"], refuser)
+    if "wire" in job:  # the program is confined as it starts (wireshim.py); this process must still start it
+        module, error = load_wire(job)
+        alone = "off" if not job["one_process"] else module.confined() if module is not None else None
+    else:
+        alone = forbid_processes(threads=False) if job["one_process"] else "off"
+        module, error = load(job["module"], refuser)
     if error is not None:
         write_line(fd, {"type": "load_error", "error": error})
         return
-    write_line(fd, {"type": "loaded", "refused": refuser.hits[:20]})
+    write_line(fd, {"type": "loaded", "refused": refuser.hits[:20], "one_process": alone})
     for index, item in enumerate(job["workloads"]):
         if item["workload"].get("fresh") is True and "wire" not in job:  # a copy loaded anew, as a new process would
             random.seed(0)

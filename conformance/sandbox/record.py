@@ -62,6 +62,7 @@ class Run:
         self.cpu = 0.0  # CPU seconds of every finished child's tree
         self.uid: int | None = None
         self.cap_eff: int | None = None
+        self.one_process: bool | None = None  # every child so far was refused new processes (None: none loaded)
         self.budget_spent = False
         self._keys: dict[int, bytes] = {}
         self._extra: list[int] | None = None

@@ -143,4 +143,5 @@ def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | M
         bytes(run.streams["stdout"]).decode(errors="replace"), bytes(run.streams["stderr"]).decode(errors="replace"),
         run.truncated["stdout"], run.truncated["stderr"], run.output_bytes, tuple(dict.fromkeys(run.refused)),
         run.children, run.survivors, round(time.monotonic() - begun, 4), tuple(dict.fromkeys(run.notes)),
-        run.load_failure, round(run.cpu, 2), run.uid, run.cap_eff, isinstance(submission, WireProgram))
+        run.load_failure, round(run.cpu, 2), run.uid, run.cap_eff, isinstance(submission, WireProgram),
+        run.one_process is True)

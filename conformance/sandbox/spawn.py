@@ -27,14 +27,16 @@ from conformance.sandbox.record import Run
 
 PROJECT = Path(__file__).resolve().parents[2]
 REFUSED = ["spec", "impl", "conformance", "schedcheck", "tests"]
-BOOT_SOURCE = one_module([Path(__file__).with_name(part).read_text() for part in ("proctree.py", "boot.py")],
-                         "The sandbox child's supervisor and worker (boot.py), with the tree walk of proctree.py.",
+BOOT_SOURCE = one_module([Path(__file__).with_name(part).read_text() for part in ("proctree.py", "oneproc.py",
+                                                                                     "boot.py")],
+                         "The sandbox child's supervisor and worker (boot.py), with the tree walk of proctree.py and "
+                         "the one-process filter of oneproc.py.",
                          future=True)
-DRIVER_PARTS = ("readers.py", "keep.py", "wireshim.py", "child.py")
+DRIVER_PARTS = ("readers.py", "keep.py", "oneproc.py", "wireshim.py", "child.py")
 DRIVER_SOURCE = one_module([Path(__file__).with_name(part).read_text() for part in DRIVER_PARTS]
                            + [Path(conformance.beside.__file__).read_text(), Path(spec.loop.__file__).read_text()],
-                           "The sandbox child's driver: readers.py, keep.py, wireshim.py, child.py, the second "
-                           "instance of a two-instance probe (conformance/beside.py) and the run protocol "
+                           "The sandbox child's driver: readers.py, keep.py, oneproc.py, wireshim.py, child.py, the "
+                           "second instance of a two-instance probe (conformance/beside.py) and the run protocol "
                            "(spec/loop.py).",
                            future=True)
 MODULE = "p07_scheduler.py"
@@ -171,7 +173,7 @@ def start(run: Run, base: str, uid: int | None, token: str, submission: bytes | 
                                  limits.processes, 0), strict=True))
     job = {"driver": DRIVER_SOURCE, "rlimits": rlimits, "refuse": REFUSED, "hidden": [str(PROJECT)],
            "module": os.path.join(how.workdir, MODULE), "white_box": limits.white_box,
-           "workload_cpu_seconds": limits.workload_cpu_seconds}
+           "workload_cpu_seconds": limits.workload_cpu_seconds, "one_process": limits.one_process}
     if isinstance(submission, WireProgram):
         job["wire"] = list(submission.argv)
     probe_read, probe_write = answer_pipe()

@@ -51,8 +51,12 @@ class Limits:
     isolation: str | None = None  # force a level of isolation.LEVELS; None: the best available
     hide: tuple[str, ...] = ()  # more directories to cover with an empty tmpfs (e.g. the other submissions)
     max_timeouts: int | None = None  # after this many workloads hang, the rest are not run (None: no such cut)
+    one_process: bool = True  # refuse the submission every new process (oneproc.py); off only to test the
+    #                           defences that stand in where the kernel refuses the filter (rlimits, sweeps)
 
     def __post_init__(self) -> None:
+        if type(self.one_process) is not bool:
+            raise ValueError(f"Limits.one_process must be True or False, got {self.one_process!r}")
         for name in ("workload_seconds", "startup_seconds", "run_seconds"):
             value = getattr(self, name)
             if type(value) not in (int, float) or not value > 0:
@@ -135,6 +139,7 @@ class SandboxResult:
     child_uid: int | None = None  # the uid the child reported (before the submission ran)
     child_cap_eff: int | None = None  # the child's effective capability set, read by itself from /proc
     wire: bool = False  # the submission was a wire program (a folder with a wire.toml), not a module
+    one_process: bool = False  # the kernel refused the submission every new process in every child (oneproc.py)
 
     def causes(self) -> list[str]:
         """One line per workload that did not end "ok", plus output truncation: what a report shows."""

@@ -137,6 +137,8 @@ class Child:
                 run.fail_load(load_failure(msg.get("error")))
             elif kind != "loaded":
                 raise protocol.Malformed(f"expected 'loaded' or 'load_error', got {kind[:40]!r}")
+            else:
+                self.check_alone(msg.get("one_process"))
             self.loaded = True
             self.sample()
             self.new_phase(now)
@@ -194,6 +196,15 @@ class Child:
         run.uid = uid if type(uid) is int else None
         if run.cap_eff != 0:
             run.notes.append(f"the child reported capabilities {cap!r}; it should have none")
+
+    def check_alone(self, why: object) -> None:
+        """Note a child whose submission could start processes: the kernel refused the one-process filter."""
+        run = self.run
+        held = why is None
+        run.one_process = held if run.one_process is None else run.one_process and held
+        if not held and why != "off":
+            run.notes.append(f"new processes were not refused ({protocol.clean(str(why))[:200]}): the submission's "
+                             "helpers were held by RLIMIT_NPROC and the sweeps of its tree alone (docs/sandbox.md)")
 
     def pump(self) -> None:
         """Read all three pipes until they close, a message is malformed, or a limit is crossed."""

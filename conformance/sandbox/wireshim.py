@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from conformance.sandbox.oneproc import forbid_processes
 from conformance.sandbox.readers import SubmissionProtocolError
 
 WIRE_PROTOCOL = "schedcheck-wire/1"  # conformance.wire.connection.PROTOCOL (a test keeps the two equal)
@@ -62,15 +63,21 @@ def start_failure(name: str, cwd: str, e: OSError) -> str:
             "Debian's java, is not there: docs/grading.md, 'Programs in other languages')")
 
 
+def confine() -> None:
+    """In the program's process, before its exec: refuse it every new process. Whether that held is read back
+    from /proc (Program.confined), so a machine without seccomp still runs the program, on the rlimits alone."""
+    forbid_processes(threads=True)
+
+
 class Program:
     """The running program: one JSON object per line each way, every reply read with a bounded length."""
 
-    def __init__(self, argv: list[str], cwd: str) -> None:
+    def __init__(self, argv: list[str], cwd: str, alone: bool) -> None:
         import subprocess  # here, not at the top: the child of a Python submission never needs it
 
-        try:
+        try:  # `alone`: the program, and all it execs, may start threads but no process (oneproc.py)
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd,
-                                         close_fds=True)
+                                         close_fds=True, preexec_fn=confine if alone else None)
         except OSError as e:
             raise SubmissionProtocolError(start_failure(argv[0], cwd, e)) from None
         reply = self.ask({"op": "hello", "protocol": WIRE_PROTOCOL}, "hello")
@@ -148,19 +155,29 @@ class WireModule:
 
     Sequence = WireSequence
 
-    def __init__(self, argv: list[str], cwd: str, white_box: bool) -> None:
-        self.argv, self.cwd, self.white_box = argv, cwd, white_box
+    def __init__(self, argv: list[str], cwd: str, white_box: bool, alone: bool) -> None:
+        self.argv, self.cwd, self.white_box, self.alone = argv, cwd, white_box, alone
         self.program = self.greeted()
         self.alive: list[int] = []  # the instances of the workload being run, closed when it has ended (release)
 
     def greeted(self) -> Program:
-        program = Program(self.argv, self.cwd)
+        program = Program(self.argv, self.cwd, self.alone)
         if self.white_box and not program.snapshots:
             program.stop()
             raise SubmissionProtocolError('grading reads the state after every call: answer the hello with '
                                           '"snapshot": true and implement the snapshot message '
                                           '(docs/wire-protocol.md)')
         return program
+
+    def confined(self) -> str | None:
+        """None when the running program is under the one-process filter, else why it is not (from /proc: the
+        kernel's word, not the program's)."""
+        try:
+            with open(f"/proc/{self.program.proc.pid}/status", "rb") as f:
+                modes = [line.split()[1:2] for line in f if line.startswith(b"Seccomp:")]
+        except OSError as e:
+            return f"the program's seccomp mode could not be read: {e.strerror}"
+        return None if modes == [[b"2"]] else "the kernel refused the seccomp filter for the program"
 
     def keep(self) -> list[int]:
         """The program's pid while it can serve the next workload (the child's sweep spares it)."""
@@ -194,9 +211,9 @@ class WireModule:
         return WireScheduler(self.start(), config, sample_fn, self.white_box)
 
 
-def load_wire(argv: list[str], cwd: str, white_box: bool) -> WireModule:
+def load_wire(argv: list[str], cwd: str, white_box: bool, alone: bool) -> WireModule:
     """Start the program and greet it, so that one that cannot start is a load error, not 300 failures."""
-    return WireModule(argv, cwd, white_box)
+    return WireModule(argv, cwd, white_box, alone)
 
 
 def exchange(method: Callable[..., Any]) -> Callable[..., Any]:

@@ -21,7 +21,7 @@ from conformance.sandbox.run import run_in_sandbox
 from conformance.sandbox.types import Limits, SandboxResult
 from spec.model import Config
 from spec.trace import Request, make_workload, workload_to_json
-from tests.grading.test_sandbox import ARRIVALS, SELF_PREEMPTION, TIGHT, hostile
+from tests.grading.test_sandbox import ARRIVALS, SELF_PREEMPTION, SWEPT, TIGHT, hostile
 
 PROJECT = Path(__file__).resolve().parents[2]
 AVAILABLE = [level for level in LEVELS if works(level)]
@@ -116,14 +116,14 @@ def run_case(name: str, tmp_path: Path, level: str | None = None, workloads: lis
     ("rt_signal", "signal", "SIGRTMIN+3"),
 ])
 def test_hostile_case_gets_its_verdict(name: str, status: str, words: str, tmp_path: Path) -> None:
-    result = run_case(name, tmp_path)
+    result = run_case(name, tmp_path, limits=SWEPT if name == "fork_burner" else TIGHT)
     got = result.workloads[0]
     assert got.status == status and words in got.cause, got.cause
     assert result.survivors == 0 and result.load_error is None
 
 
 def test_daemons_die_with_the_workload_that_started_them(tmp_path: Path) -> None:
-    result = run_case("daemon_burner", tmp_path, None, [SELF_PREEMPTION, ARRIVALS, SELF_PREEMPTION])
+    result = run_case("daemon_burner", tmp_path, None, [SELF_PREEMPTION, ARRIVALS, SELF_PREEMPTION], SWEPT)
     assert [w.status for w in result.workloads] == ["ok", "ok", "ok"], result.causes()
     assert result.children == 1 and result.survivors == 0
     assert result.cpu_seconds < 1.5  # three daemons never burned for long
@@ -189,7 +189,7 @@ def test_an_import_error_reaches_the_report_structured(tmp_path: Path) -> None:
 @pytest.mark.parametrize("level", [level for level in AVAILABLE if level != AVAILABLE[0]])
 @pytest.mark.parametrize("name", ["read_by_handle", "capabilities", "fork_burner"])
 def test_weaker_levels_keep_the_privilege_and_cpu_guarantees(level: str, name: str, tmp_path: Path) -> None:
-    result = run_case(name, tmp_path, level)
+    result = run_case(name, tmp_path, level, limits=SWEPT)
     assert result.isolation.level == level and result.child_cap_eff == 0
     assert result.workloads[0].status == ("cpu_limit" if name == "fork_burner" else "ok"), result.causes()
     assert result.survivors == 0
@@ -216,16 +216,16 @@ FORK_IN_SCHEDULE = ("import os as _os\n_plain = Scheduler.schedule\n\n\ndef _for
 
 
 @pytest.mark.parametrize("level", AVAILABLE)
-def test_by_default_the_child_can_start_no_thread_and_no_process(level: str, tmp_path: Path) -> None:
-    """A scheduler needs no thread or process, and what a thread burns depends on scheduling luck: with the
-    default limits (processes=0) starting one fails, the same way every run, at every level that runs the
-    child as a non-root uid."""
+def test_without_the_filter_the_child_can_start_no_thread_and_no_process(level: str, tmp_path: Path) -> None:
+    """A scheduler needs no thread or process, and what a thread burns depends on scheduling luck: where the
+    kernel refuses the one-process filter, the default limits (processes=0) still make starting one fail,
+    the same way every run, at every level that runs the child as a non-root uid."""
     base = (ROOT / "impl" / "scheduler.py").read_text()
     for name, tail, want in (("thread", THREAD_AT_IMPORT, "load_error"), ("fork", FORK_IN_SCHEDULE, "exception")):
         path = tmp_path / name / "p07_scheduler.py"
         path.parent.mkdir()
         path.write_text(base + "\n\n" + tail)
-        limits = dataclasses.replace(TIGHT, processes=Limits().processes, isolation=level)
+        limits = dataclasses.replace(SWEPT, processes=Limits().processes, isolation=level)
         result = run_in_sandbox(path, [SELF_PREEMPTION], limits)
         if not result.isolation.non_root:
             pytest.skip(f"{level} runs the child as root here: RLIMIT_NPROC does not bind root")

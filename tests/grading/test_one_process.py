@@ -1,0 +1,111 @@
+"""One submission, one process: the kernel refuses every new process (conformance/sandbox/oneproc.py).
+
+A helper process escapes what the sandbox measures per process (memory per process, CPU of children
+the kernel reaped, wall time in state D), so a Python submission may start no process and no thread,
+and a wire program threads only. These run with the default limits' filter on, at every level this
+machine has; tests/grading/test_sandbox.py and test_isolation.py run the defences behind it with it off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conformance.sandbox.isolation import LEVELS, works
+from conformance.sandbox.run import run_in_sandbox
+from tests.grading.test_isolation import FORK_IN_SCHEDULE, THREAD_AT_IMPORT
+from tests.grading.test_sandbox import (
+    ARRIVALS,
+    HERE,
+    SELF_PREEMPTION,
+    TIGHT,
+    WORKLOADS,
+    assert_matches_reference,
+    marked,
+)
+from tests.grading.test_wire_submissions import FORK, program
+
+ROOT = Path(__file__).resolve().parents[2]
+AVAILABLE = [level for level in LEVELS if works(level)]
+SPAWN_IN_SCHEDULE = ("import subprocess as _sp\n_plain = Scheduler.schedule\n\n\ndef _spawning(self):\n"
+                     "    _sp.run(['/bin/true'])\n    return _plain(self)\n\n\nScheduler.schedule = _spawning\n")
+HELPERS = [  # (name, appended to the correct scheduler, how the run ends, words of its cause)
+    ("fork", FORK_IN_SCHEDULE, "exception", "PermissionError"),
+    ("spawn", SPAWN_IN_SCHEDULE, "exception", "PermissionError"),
+    ("thread", THREAD_AT_IMPORT, "load_error", "can't start new thread"),
+    ("daemon", (HERE / "hostile" / "daemon_at_import.py").read_text(), "load_error", "PermissionError"),
+]
+needs_python3 = pytest.mark.skipif(not shutil.which("python3", path="/usr/bin:/bin"),
+                                   reason="the wire programs here run on the system's python3 (/usr/bin/python3)")
+
+
+@pytest.mark.parametrize("level", AVAILABLE)
+@pytest.mark.parametrize(("name", "tail", "status", "words"), HELPERS, ids=[h[0] for h in HELPERS])
+def test_a_python_submission_can_start_no_process_and_no_thread(
+        level: str, name: str, tail: str, status: str, words: str, tmp_path: Path) -> None:
+    """Even with RLIMIT_NPROC room for 16 (TIGHT): the filter, not the limit, refuses the helper."""
+    path = tmp_path / name / "p07_scheduler.py"
+    path.parent.mkdir()
+    path.write_text((ROOT / "impl" / "scheduler.py").read_text() + "\n\n" + tail)
+    result = run_in_sandbox(path, [SELF_PREEMPTION], dataclasses.replace(TIGHT, isolation=level))
+    assert [w.status for w in result.workloads] == [status], result.causes()
+    assert words in (result.load_error or "") + result.workloads[0].cause
+    if status == "load_error":  # a load error reports no "loaded" message: the flag stays unset
+        assert not result.one_process
+    else:
+        assert result.one_process, result.notes
+    assert result.survivors == 0 and marked(b"sleep\x00913.5\x00", result.child_uid) == []
+
+
+def test_the_correct_scheduler_runs_under_the_filter_and_says_so(tmp_path: Path) -> None:
+    result = run_in_sandbox(ROOT / "impl" / "scheduler.py", WORKLOADS, TIGHT)
+    assert result.one_process and not any("not refused" in n for n in result.notes), result.notes
+    for workload, got in zip(WORKLOADS, result.workloads, strict=True):
+        assert_matches_reference(workload, got)
+    off = run_in_sandbox(ROOT / "impl" / "scheduler.py", WORKLOADS, dataclasses.replace(TIGHT, one_process=False))
+    assert not off.one_process
+
+
+THREAD = r'''
+import os, sys, threading
+ran = []
+t = threading.Thread(target=lambda: ran.append(1))
+t.start()
+t.join()
+print(f"threads ran {len(ran)}", file=sys.stderr, flush=True)
+os.execv(sys.executable, [sys.executable, "scheduler.py"])
+'''
+
+
+@needs_python3
+def test_a_wire_program_may_start_threads_but_no_process(tmp_path: Path) -> None:
+    """A runtime's threads (Node's, the JVM's, Go's) are the program; a forked helper is not."""
+    forked = run_in_sandbox(program(tmp_path, ["python3", "prelude.py"], FORK, "forks"), WORKLOADS, TIGHT)
+    assert "forked 0" in forked.stderr, forked.stderr
+    threaded = run_in_sandbox(program(tmp_path, ["python3", "prelude.py"], THREAD, "threads"), WORKLOADS, TIGHT)
+    assert "threads ran 1" in threaded.stderr, threaded.stderr
+    for result in (forked, threaded):
+        assert result.one_process, result.notes
+        for workload, got in zip(WORKLOADS, result.workloads, strict=True):
+            assert_matches_reference(workload, got)
+        assert result.survivors == 0
+
+
+PLANTED = '''import sys
+print("planted module ran in the worker", file=sys.stderr, flush=True)
+raise ImportError("no msvcrt here")
+'''
+
+
+@needs_python3
+def test_a_wire_folder_holds_no_module_the_worker_imports(tmp_path: Path) -> None:
+    """The worker starts the program with subprocess, which tries `import msvcrt` to tell Windows apart; a
+    folder on the worker's import path would run its msvcrt.py there, beside the job and the held-out block."""
+    folder = program(tmp_path, ["python3", "scheduler.py"])
+    (folder / "msvcrt.py").write_text(PLANTED)
+    result = run_in_sandbox(folder, [SELF_PREEMPTION, ARRIVALS], TIGHT)
+    assert "planted module ran" not in result.stderr, result.stderr
+    assert [w.status for w in result.workloads] == ["ok", "ok"], result.causes()
