@@ -80,23 +80,35 @@ def in_process(path: str) -> float:
     """Check one submission on every grading case, in process, with the same checkers; its CPU seconds."""
     from conformance.adapters import load_target
     from conformance.drivers import run_workload
-    from conformance.grading.judge import grading_cases
     from conformance.grading.observe import judge_case
-    from conformance.grading.rubric import load_rubric
     from conformance.grading.warm import settle
     from spec.trace import Workload, workload_from_json
 
     settle()  # as each grading worker does before a submission (conformance.grading.warm)
     start = time.process_time()
-    cases, runs = grading_cases(load_rubric())
     factory = load_target(path)
-    observed = [run_workload(w, factory) if isinstance(w, Workload) else
-                run_workload(workload_from_json(w), factory, mutate_results="mutate" in str(w.get("probe")).split("+"))
-                for w in runs]
-    for i, c in enumerate(cases):
-        judge_case(c, observed[i], None if c.twin is None else observed[c.twin],
-                   None if c.mutated is None else observed[c.mutated])
+    for cases, runs in submission_parts(Path(path)):
+        observed = [run_workload(w, factory) if isinstance(w, Workload) else
+                    run_workload(workload_from_json(w), factory,
+                                 mutate_results="mutate" in str(w.get("probe")).split("+"))
+                    for w in runs]
+        for i, c in enumerate(cases):
+            judge_case(c, observed[i], None if c.twin is None else observed[c.twin],
+                       None if c.mutated is None else observed[c.mutated])
     return time.process_time() - start
+
+
+def submission_parts(path: Path) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+    """What grading one submission runs: the public cases and runs, then its own held-out ones."""
+    from conformance.grading.heldout import held_out_seed, submission_bytes, submission_key
+    from conformance.grading.judge import grading_cases, held_out_part
+
+    rubric = load_rubric()
+    parts = [grading_cases(rubric)]
+    if rubric.held_out:
+        key = submission_key(held_out_seed()[0], submission_bytes(path))
+        parts.append(held_out_part(key, rubric.held_out, rubric.policy))
+    return parts
 
 
 def measure(copies: int = 2, jobs: int = 2, which: str = "course") -> dict[str, Any]:
@@ -120,9 +132,7 @@ def measure(copies: int = 2, jobs: int = 2, which: str = "course") -> dict[str, 
         with ProcessPoolExecutor(jobs) as pool:
             base_cpu = list(pool.map(in_process, [str(p) for p in paths]))
         base_wall = time.perf_counter() - base_start
-    from conformance.grading.judge import grading_cases
-
-    cases, runs = grading_cases(load_rubric())  # what one submission's grade runs (docs/grading.md quotes it)
+        parts = submission_parts(paths[0])  # what one submission's grade runs (docs/grading.md quotes it)
     n = len(paths)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     return {"format": "schedcheck/bench-throughput", "version": 3, "class": which, "submissions": n, "jobs": jobs,
@@ -133,8 +143,8 @@ def measure(copies: int = 2, jobs: int = 2, which: str = "course") -> dict[str, 
             "in_process_wall_seconds": round(base_wall, 1), "in_process_per_minute": round(60 * n / base_wall, 1),
             "in_process_cpu_seconds_per_submission": round(sum(base_cpu) / n, 2),
             "overhead": round(wall / base_wall, 2), "load_average_1min": None if load is None else round(load, 2),
-            "target_per_minute": TARGET_PER_MINUTE, "cases_per_submission": len(cases),
-            "runs_per_submission": len(runs)}
+            "target_per_minute": TARGET_PER_MINUTE, "cases_per_submission": sum(len(c) for c, _ in parts),
+            "runs_per_submission": sum(len(r) for _, r in parts)}
 
 
 def render(r: dict[str, Any]) -> str:

@@ -31,17 +31,17 @@ from conformance.grading.feedback import (
     replay_json,
     submitted_command,
 )
-from conformance.grading.heldout import held_out_cases, held_out_seed
-from conformance.grading.observe import Case, Observations, explored
+from conformance.grading.heldout import held_out_cases, held_out_seed, submission_bytes, submission_key
+from conformance.grading.observe import HELD_OUT, Case, Joined, Observations, explored
 from conformance.grading.outputs import Grade, ItemResult
 from conformance.grading.rubric import Rubric, RubricError
-from conformance.grading.scoring import in_scope, run_notes, score_item
+from conformance.grading.scoring import held_out_notes, in_scope, run_notes, score_item
 from conformance.grading.stateful import machine_cases
 from conformance.grading.tables import markdown_table
 from conformance.sandbox.isolation import LEVELS
 from conformance.sandbox.program import is_wire
 from conformance.sandbox.run import run_in_sandbox
-from conformance.sandbox.types import Limits, SandboxResult
+from conformance.sandbox.types import Limits, SandboxResult, WorkloadResult
 from conformance.workloads.corpus import CORPUS_DIR, PROBE_EVERY, features, load_corpus
 from conformance.workloads.generators import ample_num_blocks, with_num_blocks
 from conformance.workloads.reach import TAG as REACH_TAG
@@ -67,11 +67,11 @@ def corpus_id() -> str:
 
 
 @lru_cache(maxsize=2)
-def corpus_cases(corpus: str, held_out: int = 0, held_out_seed: int | None = None, policy: str = DEFAULT_POLICY,
-                 reach: tuple[str, ...] = ()) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
-    """The cases of the corpus (golden first, then the reach tiers', then the held-out ones) and every workload
+def corpus_cases(corpus: str, policy: str = DEFAULT_POLICY, reach: tuple[str, ...] = ()
+                 ) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
+    """The public cases (golden first, then the corpus, the sentinels and the reach tiers') and every workload
     the sandbox runs, each judged under `policy` (the card's worked cases only where that policy schedules them
-    alike)."""
+    alike). The held-out cases are a submission's own: held_out_part."""
     if corpus != corpus_id():
         raise RubricError(f"the rubric grades on corpus {corpus!r} but this schedcheck ships {corpus_id()!r}; "
                           "use the schedcheck release that has it, or update the rubric's corpus field")
@@ -82,18 +82,29 @@ def corpus_cases(corpus: str, held_out: int = 0, held_out_seed: int | None = Non
     cases += [Case(f"{SENTINEL_TAG}/{w.name}", w, (SENTINEL_TAG, *features(w))) for w in sentinel_workloads()]
     cases += [Case(f"{REACH_TAG}/{c.name}", w, (REACH_TAG, *features(w))) for tier in reach
               for c in reach_cases(tier, CHILD_RECURSION_LIMIT) if not c.group for w in c.workloads]
-    if held_out:
-        assert held_out_seed is not None
-        cases += held_out_cases(held_out_seed, held_out)
-    probed = len(cases)  # the state machine's runs come last, with no probe runs of their own
-    cases += [Case(f"stateful/{i}", w, ("stateful", *features(w)), machine_steps=n)
-              for i, (w, n) in enumerate(machine_cases())]
-    cases += [Case(f"{REACH_TAG}/{c.name}", c.workloads[0], (REACH_TAG, "instances"), lanes=c.workloads)
-              for tier in reach for c in reach_cases(tier, CHILD_RECURSION_LIMIT) if c.group]
+    tail = [Case(f"stateful/{i}", w, ("stateful", *features(w)), machine_steps=n)
+            for i, (w, n) in enumerate(machine_cases())]
+    tail += [Case(f"{REACH_TAG}/{c.name}", c.workloads[0], (REACH_TAG, "instances"), lanes=c.workloads)
+             for tier in reach for c in reach_cases(tier, CHILD_RECURSION_LIMIT) if c.group]
+    return assemble(cases, tail, policy)
+
+
+@lru_cache(maxsize=2)
+def held_out_part(key: int, count: int, policy: str = DEFAULT_POLICY
+                  ) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
+    """A submission's held-out cases (conformance.grading.heldout, drawn from `key`) and their runs, probed as
+    the corpus's are; the grade runs them in a sandboxed run of their own."""
+    return assemble(list(held_out_cases(key, count)), [], policy)
+
+
+def assemble(probed: list[Case], tail: list[Case], policy: str
+             ) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
+    """Cases and the runs they read: run i is case i's own; the probed cases' probe runs come after every
+    case's, the state machine's runs and the groups (`tail`) have none of their own."""
     cases = [replace(c, workload=with_policy(c.workload, policy), lanes=tuple(with_policy(w, policy) for w in c.lanes))
-             for c in cases]
+             for c in probed + tail]
     runs: list[Workload | dict[str, Any]] = [c.workload for c in cases]
-    out = [with_probes(i, c, runs) if i < probed else c for i, c in enumerate(cases)]
+    out = [with_probes(i, c, runs) if i < len(probed) else c for i, c in enumerate(cases)]
     out = [with_pair(c, runs) if c.mutated is not None else c for c in out]
     alone: dict[Workload, int] = {}  # each scheduler of a group alone: its run, shared by the groups it is in
     out = [with_group(i, c, runs, alone) if c.lanes else c for i, c in enumerate(out)]
@@ -141,20 +152,22 @@ def with_group(index: int, case: Case, runs: list[Workload | dict[str, Any]], al
     return replace(case, group=len(runs) - 1, lanes_alone=tuple(indices))
 
 
-_read: list[tuple[object, tuple[Workload, ...]]] = []
+_read: list[tuple[object, tuple[Workload, ...]]] = []  # the public runs' and the last held-out part's
 
 
 def run_workloads(runs: tuple[Workload | dict[str, Any], ...]) -> tuple[Workload, ...]:
-    """The workloads of the runs (a probe run's JSON read back), made once per class (corpus_cases is cached)."""
-    if not _read or _read[0][0] is not runs:
-        _read[:] = [(runs, tuple(w if isinstance(w, Workload) else workload_from_json(w) for w in runs))]
-    return _read[0][1]
+    """The workloads of the runs (a probe run's JSON read back), made once per class for the public runs
+    (corpus_cases is cached) and once per submission for its held-out ones."""
+    known = next((w for r, w in _read if r is runs), None)
+    if known is None:
+        known = tuple(w if isinstance(w, Workload) else workload_from_json(w) for w in runs)
+        _read[:] = [*_read[-1:], (runs, known)]
+    return known
 
 
 def grading_cases(rubric: Rubric) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
-    """corpus_cases for a rubric, its held-out cases drawn from this deployment's secret seed."""
-    return corpus_cases(rubric.corpus, rubric.held_out, held_out_seed()[0] if rubric.held_out else None,
-                        rubric.policy, rubric.reach)
+    """corpus_cases for a rubric: what every submission runs (its held-out cases are its own: held_out_part)."""
+    return corpus_cases(rubric.corpus, rubric.policy, rubric.reach)
 
 
 def check_scope(rubric: Rubric) -> None:
@@ -236,20 +249,35 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
     begun = time.monotonic()
     if entry.module is None:
         return not_submitted(entry, rubric)
-    cases, runs = grading_cases(rubric)
+    public, runs = grading_cases(rubric)
     result = run_corpus_sandboxed(entry.module, runs, rubric)
     if result.load_error is not None:
         return does_not_load(entry, rubric, result, begun)
-    observed = Observations(run_workloads(runs), result.workloads)
-    verdicts = [observed.judge(c, i) for i, c in enumerate(cases)]
-    if not is_wire(entry.module):  # a program's state is its own process's: nothing to load anew
-        verdicts = confirmed(entry.module, limits_for(rubric), cases, runs, verdicts)
-    ran = result.workloads[:len(cases)]
+    parts = [(public, runs, result)]
+    if rubric.held_out:  # the submission's own, in a run of their own: the public runs are the same for all
+        key = submission_key(held_out_seed()[0], submission_bytes(entry.module))
+        held, held_runs = held_out_part(key, rubric.held_out, rubric.policy)
+        parts.append((held, held_runs, run_corpus_sandboxed(entry.module, held_runs, rubric)))
+    cases: tuple[Case, ...] = ()
+    verdicts: list[dict[str, Finding | None]] = []
+    ran: tuple[WorkloadResult, ...] = ()
+    views: list[Observations] = []
+    for part, part_runs, part_result in parts:
+        view = Observations(run_workloads(part_runs), part_result.workloads)
+        judged = [view.judge(c, i) for i, c in enumerate(part)]
+        if not is_wire(entry.module):  # a program's state is its own process's: nothing to load anew
+            judged = confirmed(entry.module, limits_for(rubric), part, part_runs, judged)
+        cases, ran, views = cases + part, ran + part_result.workloads[:len(part)], [*views, view]
+        verdicts += judged
+    observed = Joined(views, [len(part) for part, _, _ in parts])
     command = submitted_command(entry.module)  # a wire program's: every rerun line names it
     items = tuple(score_item(item, rubric, cases, verdicts, ran, observed, command) for item in rubric.items)
-    notes = run_notes(rubric, result) + sorted({n for i in range(len(observed)) if (n := observed.note(i))})[:1]
+    public_view = views[0]
+    notes = run_notes(rubric, result) + held_out_notes([r for _, _, r in parts[1:]]) + \
+        sorted({n for i in range(len(public_view)) if (n := public_view.note(i))})[:1]
+    # what the student is shown comes from the public cases: a held-out case's text is the submission's own
     failing = [(c, observed[i], v) for i, (c, v) in enumerate(zip(cases, verdicts, strict=True))
-               if any(v.values()) or ran[i].status != "ok"]
+               if (any(v.values()) or ran[i].status != "ok") and HELD_OUT not in c.tags]
     counterexample, replay = "", None
     diagnosis: tuple[str, ...] = ()
     if failing:  # smallest first: the counterexample, and the cases the diagnosis reruns every known bug on

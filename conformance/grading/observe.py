@@ -189,6 +189,18 @@ class Traces(Protocol):
     def __getitem__(self, index: int) -> dict[str, Any]: ...
 
 
+class Joined:
+    """The observed traces of several sandboxed runs' cases as one list: case i of the whole grade is case i of
+    the first run, then case i - n of the next (n cases in the first), and so on."""
+
+    def __init__(self, views: Sequence[Observations], counts: Sequence[int]) -> None:
+        self.where = [(view, local) for view, n in zip(views, counts, strict=True) for local in range(n)]
+
+    def __getitem__(self, index: int) -> dict[str, Any]:
+        view, local = self.where[index]
+        return view[local]
+
+
 class Observations:
     """The observed traces of one sandboxed run, each made when first asked for: most are never needed."""
 

@@ -72,15 +72,25 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
         fraction = min(fraction, _fraction(rubric, held_passed, held_run))
     output = f"{passed} of {run} cases pass" + (f" ({held_passed} of the {held_run} held-out ones)." if held_run
                                                  else ".")
+    shown = [t for t in failing if HELD_OUT not in cases[t[0]].tags]  # a held-out case's text is the submission's
     if failing:
-        lines = [_line(cases[i], f, kind) for i, f, kind in failing[:LISTED_CASES]]
-        more = len(failing) - LISTED_CASES
+        lines = [_line(cases[i], f, kind) for i, f, kind in shown[:LISTED_CASES]]
+        more = len(shown) - LISTED_CASES
         lines += [f"- … and {more} more"] if more > 0 else []
-        index, finding, status = min(failing, key=lambda t: (not observed[t[0]]["steps"],  # one that ran, if any
-                                                             len(cases[t[0]].workload.requests),
-                                                             len(observed[t[0]]["steps"]), cases[t[0]].vector_id))
-        output += "\n\n" + "\n".join(lines) + "\n\n### The smallest failing case\n\n" + \
-            counterexample_md(cases[index], observed[index], finding, command)
+        hidden = len(failing) - len(shown)
+        lines += [f"- {hidden} held-out case{'s' if hidden > 1 else ''} (drawn for this submission alone, like the "
+                  "corpus's; not shown)"] if hidden else []
+        output += "\n\n" + "\n".join(lines)
+        index, finding, status = min(shown or failing, key=lambda t: (not observed[t[0]]["steps"],  # one that ran
+                                                                      len(cases[t[0]].workload.requests),
+                                                                      len(observed[t[0]]["steps"]),
+                                                                      cases[t[0]].vector_id))
+        if shown:
+            output += "\n\n### The smallest failing case\n\n" + counterexample_md(cases[index], observed[index],
+                                                                                finding, command)
+        else:
+            output += ("\n\nOnly held-out cases fail here; the public corpus's pass. Run `schedcheck check "
+                       "--profile default` on your file: its generated workloads go past the corpus.")
     return ItemResult(item, round(item.points * fraction, 2), status, output, run, passed, tuple(sorted(failed_checks)))
 
 
@@ -89,6 +99,14 @@ def _fraction(rubric: Rubric, passed: int, run: int) -> float:
     if not run:
         return 1.0
     return passed / run if rubric.scoring == "proportional" else float(passed == run)
+
+
+def held_out_notes(results: list[SandboxResult]) -> list[str]:
+    """How the held-out runs ended, in counts only: their causes are text the submission wrote."""
+    runs = [w for r in results for w in r.workloads]
+    bad = {kind: sum(category(w) == kind for w in runs) for kind in ("timeout", "crashed")}
+    return [f"{n} of the {len(runs)} held-out runs {'timed out' if kind == 'timeout' else 'crashed'}"
+            for kind, n in bad.items() if n]
 
 
 def run_notes(rubric: Rubric, result: SandboxResult) -> list[str]:

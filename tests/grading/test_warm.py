@@ -51,7 +51,7 @@ def test_warm_fills_the_caches_with_what_computing_fresh_gives(rubric: Rubric) -
     for c in cases:
         whitebox._spec_calls(c.workload)
     assert (expected_trace.cache_info().misses, whitebox._spec_calls.cache_info().misses) == misses
-    for c in cases[::40]:  # golden, corpus, sentinel and held-out cases: the cached values are the fresh ones
+    for c in cases[::40]:  # golden, corpus, sentinel and reach cases: the cached values are the fresh ones
         assert expected_trace(c.workload) == run_workload(c.workload)
         assert whitebox._spec_calls(c.workload) == whitebox._spec_calls.__wrapped__(c.workload)
     assert mutant_factory.cache_info().currsize > 0
