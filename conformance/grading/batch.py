@@ -30,6 +30,7 @@ from conformance.grading.records import load_grade, write_grade
 from conformance.grading.rubric import Rubric
 from conformance.grading.warm import settle
 from conformance.sandbox.budget import submission_budget
+from conformance.sandbox.spawn import base_dir
 
 GradeOne = Callable[[Entry, Rubric], Grade]
 
@@ -190,6 +191,7 @@ def grade_all(entries: list[Entry], out: Path, rubric: Rubric, grade_one: GradeO
             except Exception as exc:  # noqa: BLE001 - a lost remote worker: this entry's failure
                 record(GraderFailed(futures[f].name, f"the grading worker failed: {exc!r}"))
     elif jobs > 1 and len(todo) > 1:
+        base_dir()  # one folder for every worker's runs, removed when this process exits
         if warm is not None:
             with contextlib.suppress(Exception):  # only a head start: a worker redoes what is missing
                 warm(rubric)

@@ -45,7 +45,9 @@ _base: list[str] = []
 
 
 def base_dir() -> str:
-    """This process's folder for run folders: 0711, so a run's own uid can reach its folder but list nothing."""
+    """This process's folder for run folders: 0711, so a run's own uid can reach its folder but list nothing.
+    Made before a class's worker processes fork, it is theirs too, and the parent removes it at its exit (a
+    pool's worker leaves by os._exit, which runs no atexit hook: each one's own folder stayed behind)."""
     if not _base or not os.path.isdir(_base[0]):
         _base[:] = [tempfile.mkdtemp(prefix="schedcheck-sandbox-")]
         os.chmod(_base[0], 0o711)
@@ -106,13 +108,20 @@ def answer_pipe() -> tuple[int, int]:
 _started = [0]
 
 
-def fresh_uid() -> int:
-    """A uid no other live child has: this process's pid (unique among live graders) and a counter of its children.
+UID_CHILDREN = 1 << 14  # children of one grading process before its uids come round again
+UID_PROCESSES = 1 << 16  # grading processes alive at once whose uids never meet (their pids differ below this)
 
-    Distinct uids keep RLIMIT_NPROC counts, survivor sweeps and files left in a shared /tmp apart.
+
+def fresh_uid() -> int:
+    """A uid no other child of this run has had: this process's pid (unique among live graders) and a count of its
+    children, below 2^31 (tools that read a uid as a signed int stay right).
+
+    Distinct uids keep RLIMIT_NPROC counts, survivor sweeps and files left in a shared /tmp apart: a child
+    never finds a file an earlier child left under its uid, whatever the class's size (16,384 children of one
+    grading process: a class of 3,000 submissions at five children each).
     """
     _started[0] += 1
-    return UID_BASE + (os.getpid() % (1 << 22)) * 64 + _started[0] % 64
+    return UID_BASE + (os.getpid() % UID_PROCESSES) * UID_CHILDREN + _started[0] % UID_CHILDREN
 
 
 ADDR_NO_RANDOMIZE = 0x0040000  # personality(2): exec without address-space randomization
