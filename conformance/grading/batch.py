@@ -101,8 +101,10 @@ def write_failure(out: Path, f: GraderFailed) -> None:
 class Recorder:
     """Writes each result as it arrives; a failure to write is recorded as that entry's grader error."""
 
-    def __init__(self, out: Path, total: int, progress: TextIO | None, problems: dict[str, str]) -> None:
+    def __init__(self, out: Path, total: int, progress: TextIO | None, problems: dict[str, str],
+                 lost: list[tuple[str, str]] | None = None) -> None:
         self.out, self.total, self.progress, self.problems = out, total, progress, problems
+        self.lost = lost if lost is not None else []  # entries whose folder could not even take their failure
         self.done = self.failed = 0
         self.start = time.monotonic()
 
@@ -115,8 +117,11 @@ class Recorder:
                 write_grade(self.out, g, self.problems.get(g.submission, ""))
         except Exception as e:  # noqa: BLE001 - a full disk or an odd name: this entry's failure only
             g = GraderFailed(g.submission, f"writing the results failed: {type(e).__name__}: {e}")
-            with contextlib.suppress(Exception):  # the summary still lists it: no grade.json
+            try:  # the summary still lists it: no grade.json
                 write_failure(self.out, g)
+            except Exception as again:  # noqa: BLE001 - not even its folder: kept here, for the summary's rows
+                self.lost.append((g.submission, f"{g.error}; then recording the failure failed: "
+                                                f"{type(again).__name__}: {again}"))
         self.failed += isinstance(g, GraderFailed)
         _tick(self.progress, self.done, self.total, g, self.start)
 
@@ -169,8 +174,9 @@ def run_pool(todo: list[Entry], rubric: Rubric, safe: Safe, jobs: int, record: R
 
 def grade_all(entries: list[Entry], out: Path, rubric: Rubric, grade_one: GradeOne, jobs: int = 1,
               executor: Executor | None = None, force: bool = False, progress: TextIO | None = sys.stderr,
-              warm: Callable[[Rubric], None] | None = None) -> int:
-    """Grade every entry not already graded with this rubric; return how many were graded now.
+              warm: Callable[[Rubric], None] | None = None, lost: list[tuple[str, str]] | None = None) -> int:
+    """Grade every entry not already graded with this rubric; return how many were graded now. An entry whose
+    failure could not even be written to its folder is appended to `lost` (name, cause), never dropped.
 
     Entries that could not be graded are in summary.csv with status "grader error" (see statuses()).
     `warm` makes the class's pure work before local worker processes are forked, so they inherit it
@@ -181,7 +187,7 @@ def grade_all(entries: list[Entry], out: Path, rubric: Rubric, grade_one: GradeO
     skipped = len(entries) - len(todo)
     if progress and skipped:
         print(f"schedcheck grade: {skipped} already graded with this rubric (use --force to regrade)", file=progress)
-    record = Recorder(out, len(todo), progress, {e.name: e.problem for e in entries if e.problem})
+    record = Recorder(out, len(todo), progress, {e.name: e.problem for e in entries if e.problem}, lost)
     safe = Safe(grade_one)
     if executor is not None:
         futures = {executor.submit(safe, e, rubric): e for e in todo}

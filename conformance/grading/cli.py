@@ -93,6 +93,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"schedcheck grade: {rubric.held_out} held-out cases from the seed in {where} (fingerprint "
               f"{fingerprint(seed)}; keep the seed private, and the same for regrades)", file=sys.stderr)
     out = Path(args.out)
+    lost: list[tuple[str, str]] = []  # entries whose failure no folder could hold: summary rows, exit 1
     with tempfile.TemporaryDirectory(prefix="schedcheck-unzip-") as work, ExitStack() as stack:
         os.chmod(work, 0o700)  # unpacked submissions: readable by the grader only, never by a sandbox's uid
         try:
@@ -103,17 +104,19 @@ def main(args: argparse.Namespace) -> int:
         executor = dask_executor(stack, args.jobs, args.scheduler_address) if args.executor == "dask" else None
         if not out.exists():
             out.mkdir(parents=True, mode=0o700)  # grades are the instructor's: no other uid may read them
-        grade_all(entries, out, rubric, grade_one, jobs=args.jobs, executor=executor, force=args.force, warm=warm)
-    write_summary(out, rubric)
+        grade_all(entries, out, rubric, grade_one, jobs=args.jobs, executor=executor, force=args.force, warm=warm,
+                  lost=lost)
+    write_summary(out, rubric, lost)
     status = statuses(out)
     print(closing_line(out, status), file=sys.stderr)
     failed = sorted(n for n, s in status.items() if s == GRADER_ERROR)
-    if failed:
-        print(f"schedcheck grade: no grade for {', '.join(failed[:10])}{' ...' if len(failed) > 10 else ''} "
+    if failed or lost:
+        names = sorted({*failed, *(name for name, _ in lost)})
+        print(f"schedcheck grade: no grade for {', '.join(names[:10])}{' ...' if len(names) > 10 else ''} "
               "(status 'grader error' in summary.csv, cause in <entry>/grader_error.txt); rerun to regrade them",
               file=sys.stderr)
         return 1
-    return 0
+    return 3 if NOT_GRADED in status.values() else 0
 
 
 def closing_line(out: Path, status: dict[str, str]) -> str:

@@ -5,14 +5,19 @@ Every entry of the folder is accounted for: one that is not a usable submission 
 Entry with a `problem` (refused up front, with the reason), so it is graded 0 with that reason
 instead of being lost or taking the class down. Nothing is followed or opened blindly: entries are
 classified by lstat (a symlink, FIFO, socket or device is refused, never read), sizes are checked
-before reading, names must decode and must not collide with the files grading writes, and zips
-give up only their p07_scheduler.py, under caps, after every member name was checked.
+before reading, names must decode, and zips give up only their p07_scheduler.py, under caps, after every
+member name was checked. An entry's result folder is a slug (``slug``): its name when that is a plain
+ASCII word, else an ASCII form of it with a hash of the original, so a name can reach no path, link or
+file of the grader's, whatever it holds.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import stat
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -26,7 +31,9 @@ ZIP_MAX_MEMBERS = 500
 FOLDER_MAX_ENTRIES = 2000  # files and folders under one submission folder
 FOLDER_MAX_BYTES = 64 << 20
 FOLDER_MAX_DEPTH = 32
-RESERVED = frozenset({"summary.csv", "overview.md"})  # files grade writes at the top of OUT
+RESERVED = frozenset({"summary.csv", "overview.md", "overview.html"})  # files grade writes at the top of OUT
+PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a name that is its own slug
+SLUG_BASE = 40  # characters of a slug's ASCII part; a hash of 10 hex digits follows
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +162,22 @@ def printable(name: str) -> str:
 
 
 def tame(name: str) -> str:
-    """The name with control characters (a terminal's escape sequences, CR, LF) shown as \\xNN."""
-    return "".join(f"\\x{ord(c):02x}" if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in name)
+    """The name with control characters (a terminal's escape sequences, CR, LF) shown as \\xNN and invisible
+    ones (zero widths, bidirectional overrides, line separators) as \\uNNNN."""
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 32 or 127 <= ord(c) < 160 else
+                   f"\\u{ord(c):04x}" if unicodedata.category(c) in ("Cf", "Zl", "Zp", "Cs") else c for c in name)
+
+
+def slug(name: str) -> str:
+    """An entry's result folder: the name itself when it is a plain word (ASCII letters, digits, ., _, - and
+    not a file grading writes), else its ASCII letters and digits with a hash of the original bytes. So a folder
+    name is never a path, a URL scheme (a dashboard link "javascript:..."), a reserved file or an invisible
+    character, and two names differ as slugs whenever they differ."""
+    if PLAIN.fullmatch(name) and name.lower() not in RESERVED:
+        return name
+    ascii_part = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", ascii_part).strip("-._")[:SLUG_BASE].strip("-._") or "entry"
+    return f"{base}-{hashlib.sha256(os.fsencode(name)).hexdigest()[:10]}"
 
 
 def result_names(entries: list[Entry]) -> list[Entry]:
@@ -171,11 +192,9 @@ def result_names(entries: list[Entry]) -> list[Entry]:
         problem = ""
         if shown != e.source.name:
             problem = "refused: the entry's name is not valid UTF-8; rename it"
-        elif e.name in RESERVED or e.name.startswith("."):
-            problem = f"refused: the entry's name {e.name!r} is a file grading writes; rename it"
         elif counts[e.name] > 1:
-            problem = f"refused: two entries would write to the result folder {e.name!r}; rename one"
-        name = tame(shown if problem else e.name)  # a folder name that CSV files and terminals show as is
+            problem = f"refused: two entries would write to the result folder {tame(e.name)!r}; rename one"
+        name = slug(e.source.name if problem else e.name)  # a folder name that paths, links and CSV take as is
         while name in taken:
             name += "~"
         taken.add(name)

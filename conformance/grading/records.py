@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.grading.outputs import (
@@ -115,7 +116,7 @@ def inert(cell: str) -> str:
     return "'" + cell if cell[:1] in ("=", "+", "-", "@") else cell
 
 
-def write_summary(out: Path, rubric: Rubric) -> list[Grade]:
+def write_summary(out: Path, rubric: Rubric, lost: Sequence[tuple[str, str]] = ()) -> list[Grade]:
     """Rebuild summary.csv, overview.md and overview.html from every entry folder under `out`.
 
     summary.csv has a row per entry and a status column (graded, not graded, grader error) with its cause;
@@ -129,6 +130,7 @@ def write_summary(out: Path, rubric: Rubric) -> list[Grade]:
             grades.append(g)
         elif (d / "grader_error.txt").is_file():
             failed.append((d.name, read_status(d)[1]))
+    failed += [(name, cause) for name, cause in lost if (name, cause) not in failed]  # no folder to read them from
     header = next(csv.reader(io.StringIO(summary_csv(grades[:1]), newline="")), None) if grades else None
     header = header or ["submission", "score", "max_score", *[i.id for i in rubric.items], "diagnosis", "isolation"]
     body: list[list[str]] = []

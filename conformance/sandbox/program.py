@@ -99,6 +99,9 @@ def read_wire_folder(folder: str | Path, contents: bool = True) -> tuple[WirePro
                 if not stat.S_ISREG(info.st_mode):
                     return None, f"the folder's {rel[:100]!r} is not a regular file (a link, FIFO or device); " \
                                  "submit the files themselves"
+                if info.st_nlink > 1:  # another name for the same file may be outside the folder: someone else's
+                    return None, f"the folder's {rel[:100]!r} is a hard link ({info.st_nlink} names for one " \
+                                 "file); submit a file of your own"
                 if contents or rel == WIRE_FILE:
                     data, executable = read_regular(path, left)
                 else:

@@ -10,6 +10,7 @@ import statistics
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from conformance.viewer.page import esc, render_page, shown
 from spec.errors import SpecError
@@ -112,7 +113,7 @@ def overview_html(grades: Sequence[Any], failures: Sequence[tuple[str, str]] = (
 def _link(name: str, links: bool) -> str:
     if not links:
         return esc(name)
-    return f'<a href="{esc(name)}/{STUDENT_PAGE}">{esc(name)}</a>'
+    return f'<a href="./{esc(quote(name))}/{STUDENT_PAGE}">{esc(name)}</a>'  # relative, whatever the name holds
 
 
 def write_dashboard(out: Path, grades: Sequence[Any], failures: Sequence[tuple[str, str]] = (),

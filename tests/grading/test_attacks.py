@@ -256,7 +256,8 @@ def main_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_main_class_run_finishes(main_class: dict[str, Any]) -> None:
     for run in ("first", "second"):
         code, err = main_class[run]
-        assert code == 0, f"the {run} class run did not finish cleanly (exit {code}): {err[-2000:]}"
+        assert code in (0, 3), f"the {run} class run did not finish cleanly (exit {code}): {err[-2000:]}"  # 3: some
+        # entries could not be used (refused up front), none lost, no grader error
     summary = main_class["out"] / "summary.csv"
     assert summary.is_file(), "no summary.csv"
     assert len(summary.read_text(errors="surrogateescape").splitlines()) >= len(main_class["entries"]) + 1
@@ -284,7 +285,7 @@ def test_solo_attack(tmp_path: Path, attack: str) -> None:
     code, err = run_grade(tmp_path / "class", tmp_path / "out", SOLO_SECONDS)
     left = leftovers()
     clean_leftovers()
-    found = [] if code == 0 else [f"the class run did not finish cleanly (exit {code}): {err[-1500:]}"]
+    found = [] if code in (0, 3) else [f"the class run did not finish cleanly (exit {code}): {err[-1500:]}"]
     if not (tmp_path / "out" / "summary.csv").is_file():
         found.append("no summary.csv file")
     for honest in HONEST:

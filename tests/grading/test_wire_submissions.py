@@ -252,6 +252,9 @@ def test_collect_takes_wire_folders_and_refuses_links_inside_them(tmp_path: Path
     (linked / "answers.py").symlink_to(ROOT / "impl" / "scheduler.py")
     bad = program(class_dir, ["python3", "scheduler.py"], name="bad")
     (bad / "wire.toml").write_text("command = 3\n")
+    hard = program(class_dir, ["python3", "scheduler.py"], name="hard")
+    (tmp_path / "reference.py").write_text("answers = {}\n")  # outside the class, as an instructor's file is
+    os.link(tmp_path / "reference.py", hard / "answers.py")
     big = program(class_dir, ["python3", "scheduler.py"], name="big")
     with open(big / "weights.bin", "wb") as f:
         f.truncate(17 << 20)  # sparse: refused by its size, never read
@@ -260,6 +263,7 @@ def test_collect_takes_wire_folders_and_refuses_links_inside_them(tmp_path: Path
     assert entries["good"].module == class_dir / "good" and entries["good"].problem == ""
     assert entries["linked"].module is None and "'answers.py' is not a regular file" in entries["linked"].problem
     assert entries["bad"].module is None and "got 3" in entries["bad"].problem
+    assert entries["hard"].module is None and "'answers.py' is a hard link" in entries["hard"].problem
     from conformance.grading.feedback import missing_md
 
     shown = missing_md(entries["bad"].source, entries["bad"].problem)

@@ -1,10 +1,11 @@
 """Finding submissions in a folder: files, folders, zips; nothing is lost, nothing escapes."""
 
+import re
 import zipfile
 
 import pytest
 
-from conformance.grading.collect import collect
+from conformance.grading.collect import RESERVED, collect, slug, tame
 
 SRC = "class Scheduler: pass\n"
 
@@ -101,21 +102,41 @@ def test_oversized_files_and_deep_folders_are_refused_before_reading(subs):
     assert "levels deep" in entry(subs, "deep").problem
 
 
-def test_names_that_collide_with_outputs_or_do_not_decode_are_refused(subs):
+def test_names_that_are_outputs_or_do_not_decode_get_folders_that_cannot_collide(subs):
+    """A name equal to a file grading writes is graded under a slug; one that does not decode is refused (and
+    kept), also under a slug: no result folder is a reserved name, and every one is plain ASCII."""
     import os
 
     (subs / "summary.csv.py").write_text(SRC)
     (subs / "overview.md").mkdir()
+    (subs / "overview.md" / "p07_scheduler.py").write_text(SRC)
+    (subs / "overview.html").mkdir()
+    (subs / "overview.html" / "p07_scheduler.py").write_text(SRC)
     with open(os.path.join(os.fsencode(subs), b"caf\xe9.py"), "w") as f:
         f.write(SRC)
     entries = {e.source.name: e for e in collect(subs, subs.parent / "work")}
-    assert "a file grading writes" in entries["summary.csv.py"].problem
-    assert entries["summary.csv.py"].name not in ("summary.csv", "overview.md")
-    assert "a file grading writes" in entries["overview.md"].problem
+    for name in ("summary.csv.py", "overview.md", "overview.html"):
+        assert entries[name].module is not None and not entries[name].problem, entries[name]
+        assert entries[name].name not in RESERVED and entries[name].name.startswith(name.split(".")[0])
     odd = [e for n, e in entries.items() if n.startswith("caf")][0]
-    assert "not valid UTF-8" in odd.problem and odd.name == "caf\\xe9.py"
+    assert "not valid UTF-8" in odd.problem and re.fullmatch(r"caf[A-Za-z0-9._-]*-[0-9a-f]{10}", odd.name), odd.name
     names = [e.name for e in entries.values()]
-    assert len(set(names)) == len(names) and "summary.csv" not in names
+    assert len(set(names)) == len(names) and not set(names) & RESERVED
+
+
+@pytest.mark.parametrize("name", ["javascript:alert(1)", "名前", "a\u202eexe.py", "..", "-rf", "a b",
+                                  "x" * 300, "Summary.CSV", "\u200b", "ok/../../etc"])
+def test_a_slug_is_plain_ascii_of_bounded_length_and_names_that_differ_differ(name):
+    got = slug(name)
+    assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}(-[0-9a-f]{10})?", got), got
+    assert len(got) <= 64 and got.lower() not in RESERVED
+    assert slug(name + "!") != got and slug(name) == got
+
+
+def test_a_plain_name_is_its_own_slug_and_invisible_characters_are_shown():
+    for name in ("alice", "bob.py", "x_1-2", "A" * 64):
+        assert slug(name) == name
+    assert tame("a\u202eb\u200bc\x1b") == "a\\u202eb\\u200bc\\x1b"
 
 
 def test_unreadable_archives_are_refused_one_by_one(subs):

@@ -126,6 +126,44 @@ def test_a_grader_bug_on_one_entry_loses_nothing_else(subs, tmp_path):
     assert CALLS == ["b"]
 
 
+def test_an_entry_whose_folder_cannot_be_made_is_still_a_row_and_a_grader_error(subs, tmp_path):
+    """Its grade cannot be written, nor its failure (the folder's name is taken by a file here; a full disk
+    does the same): it is kept by the runner, listed in summary.csv, and the command exits 1."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "b").write_text("not a folder")
+    lost = []
+    grade_all(subs, out, RUBRIC, fake_grade, progress=None, lost=lost)
+    assert [name for name, _ in lost] == ["b"] and "recording the failure failed" in lost[0][1]
+    write_summary(out, RUBRIC, lost)
+    rows = {r["submission"]: r for r in csv.DictReader(io.StringIO((out / "summary.csv").read_text()))}
+    assert sorted(rows) == ["a", "b", "c", "d"] and rows["b"]["status"] == "grader error"
+
+
+def test_the_exit_code_says_whether_every_entry_was_graded(tmp_path, monkeypatch):
+    """0: every entry graded; 3: some could not be used (the student's to fix); 1: a grader error."""
+    import argparse
+
+    from conformance.grading import cli, judge
+
+    monkeypatch.setattr(judge, "grade_one", fake_grade)
+    monkeypatch.setattr(judge, "check_scope", lambda rubric: None)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "a.py").write_text("GOOD")
+
+    def run(out):
+        return cli.main(argparse.Namespace(submissions=str(subs), out=str(tmp_path / out), jobs=1, rubric=None,
+                                           profile=None, force=False, shard=None, executor="local",
+                                           scheduler_address=None, policy=None))
+    assert run("out1") == 0
+    (subs / "broken.zip").write_bytes(b"PK\x03\x04 not really")
+    assert run("out2") == 3
+    monkeypatch.setattr(judge, "grade_one", broken_grade)
+    (subs / "b.py").write_text("bad")
+    assert run("out3") == 1
+
+
 def dying_grade(entry, rubric):
     """Kills its own worker process on entry b, as the kernel's OOM killer would."""
     import os
@@ -177,7 +215,7 @@ def test_the_command_exits_non_zero_and_lists_every_entry_when_one_cannot_be_gra
                                                                               .read_text()))}
     assert rows == {"a": "graded", "b": "grader error", "notes.txt": "not graded"}
     monkeypatch.setattr(judge, "grade_one", fake_grade)
-    assert cli.main(args) == 0  # resumable: only b is graded again
+    assert cli.main(args) == 3  # resumable: only b is graded again; notes.txt still cannot be used
 
 
 def test_a_stored_grade_keeps_what_the_student_is_shown(tmp_path):

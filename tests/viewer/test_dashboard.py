@@ -41,7 +41,16 @@ def test_the_histogram_counts_every_submission_in_its_tenth():
     bars = Bars()
     bars.feed(overview_html(grades))
     assert bars.bars == {0: 1, 1: 0, 2: 0, 3: 0, 4: 0, 5: 1, 6: 0, 7: 0, 8: 0, 9: 1}
-    assert set(bars.links) == {"full/report.html", "half/report.html", "none/report.html"}
+    assert set(bars.links) == {"./full/report.html", "./half/report.html", "./none/report.html"}
+
+
+def test_a_link_is_relative_whatever_the_folder_name_holds():
+    """A name such as "javascript:alert(1)" never reaches a link as a scheme (collect.slug makes folder names
+    plain, and the link starts with ./ and quotes what it holds anyway)."""
+    bars = Bars()
+    bars.feed(overview_html([grade("javascript:alert(1)", 1.0), grade("a b?c#d", 0.5)]))
+    assert bars.links and all(link.startswith("./") and link.endswith("/report.html") for link in bars.links)
+    assert not any(c in link[2:-12] for link in bars.links for c in ":?# ")
 
 
 def test_submission_names_and_grader_errors_are_escaped():
