@@ -65,13 +65,26 @@ def replay_md(command: str | None) -> str:
             f"{md_name(replay_command(command), 600)} there")
 
 
+HISTORY_RUNS = 2  # earlier runs of the same workload an [H.history] replay runs first, as `check`'s longest try
+HISTORY_NOTE = ("hygiene [H.history]: the case failed only after earlier runs in the grading process, and a freshly "
+                "loaded copy passed it; replay runs the same workload twice first, which rebuilds the state it "
+                "needs when that state comes from the same workload, and may pass otherwise (so may the pytest "
+                "file, which runs the case alone): look for state that outlives a Scheduler, such as a module-level "
+                "list, dict or counter")
+
+
 def replay_json(case: Case, finding: Finding | None) -> dict[str, Any]:
     """The case as a workload file `schedcheck replay FILE p07_scheduler.py` reads, with the first finding; a
-    finding of two instances carries the second as its prelude, so replay runs them call by call again."""
+    finding of two instances carries the second as its prelude, so replay runs them call by call again, and a
+    finding of process history ([H.history]) the same workload run before it, with a note that says what
+    that can and cannot rebuild."""
     found = None if finding is None else visible_json(finding.to_json())  # every string visible and bounded
-    beside = {"prelude": prelude_json("interleaved", [other_workload(case.workload)])} \
-        if finding is not None and finding.rule == "H.instances" else {}
-    return {"format": "schedcheck/workload", **workload_to_json(case.workload), "finding": found, **beside}
+    extra: dict[str, Any] = {}
+    if finding is not None and finding.rule == "H.instances":
+        extra = {"prelude": prelude_json("interleaved", [other_workload(case.workload)])}
+    elif finding is not None and finding.rule == "H.history":
+        extra = {"prelude": prelude_json("before", [case.workload] * HISTORY_RUNS), "note": HISTORY_NOTE}
+    return {"format": "schedcheck/workload", **workload_to_json(case.workload), "finding": found, **extra}
 
 
 def pytest_repro(case: Case, finding: Finding) -> str:
@@ -85,8 +98,11 @@ def pytest_repro(case: Case, finding: Finding) -> str:
     trace = expected_trace(w)
     last = finding.step if finding.call not in ("outputs", "run") and finding.step >= 1 else len(trace.steps)
     eos_at = {k: list(v) for k, v in w.sample.eos_at}
+    alone = ["", "This runs the case alone, in a new process: it may pass, since the grade saw the case fail only",
+             "after earlier runs in one process ([H.history]); the replay file runs them first."] \
+        if finding.rule == "H.history" else []
     lines = [f'"""Counterexample {case.vector_id}: {finding.check} [{finding.rule}] at step {finding.step}.',
-             "", "Run: pytest test_counterexample.py (with p07_scheduler.py in the same folder).", '"""',
+             "", "Run: pytest test_counterexample.py (with p07_scheduler.py in the same folder).", *alone, '"""',
              "import importlib.util", "import pathlib", "",
              'PATH = pathlib.Path(__file__).with_name("p07_scheduler.py")',
              'spec = importlib.util.spec_from_file_location("p07_scheduler", PATH)',

@@ -79,6 +79,13 @@ def test_check_and_grade_both_blame_hygiene_and_the_trace_replays(tmp_path: Path
     g = grade_one(Entry("history", path, path), dataclasses.replace(load_rubric(), explore=False))
     blamed = {c for i in g.items for c in i.failed_checks}
     assert blamed == {"hygiene"} and g.score < 100, [(i.item.id, i.score, i.failed_checks) for i in g.items]
+    assert g.replay is not None and g.replay["finding"]["rule"] == "H.history", g.replay
+    assert len(g.replay["prelude"]) == 2 and "[H.history]" in g.replay["note"]  # what it can and cannot rebuild
+    saved = tmp_path / "counterexample.json"  # grade's own file, as the student gets it
+    saved.write_text(json.dumps(g.replay))
+    again = subprocess.run([sys.executable, "-m", "conformance", "replay", str(saved), str(path)], cwd=ROOT,
+                           capture_output=True, text=True, check=False)
+    assert again.returncode == 1 and "FAIL" in again.stdout, again.stdout + again.stderr
 
 
 def test_the_docs_state_the_confirmation_as_the_code_does() -> None:
