@@ -657,6 +657,8 @@ ALLOWED: tuple[Allowed, ...] = (
                                r"|more than 2 s of CPU|\+ 2 s\b|use 2 s per workload|\(\+1 s for"
                                r"|\(60 s(?: of CPU| and 300 s)|300 s of wall time",
             "the sandbox's limits, sampling period and messages quoting them (conformance/sandbox/types.py Limits)"),
+    Allowed("docs/wire-protocol.md", r"by default 2 s of CPU time per run|and 600 s for all of a submission",
+            "the default rubric's limits (conformance/grading/rubric.toml [limits]), settings"),
 )
 
 # a number followed by a unit of time, "N tests", "N per minute", "N times as", or a ratio "1.11x"
