@@ -90,8 +90,11 @@ def sweep_strays(keep: list[int]) -> None:
         os.sched_yield()
 
 
-def supervise(worker: int, fd: int) -> None:
-    """Wait for the worker, reap every orphan, then report how the worker ended."""
+def supervise(worker: int, fd: int, alone: bool) -> None:
+    """Wait for the worker, reap every orphan, then report how the worker ended. `alone`: under the one-process
+    filter too, so that even a worker that reached into this process could not make it start one."""
+    if alone:
+        forbid_processes(threads=False)
     while True:
         pid, status = os.waitpid(-1, 0)
         if pid == worker:
@@ -237,14 +240,14 @@ def main(argv: list[str]) -> None:
     try:  # PR_SET_CHILD_SUBREAPER: orphans of a setsid'd grandchild come back to the supervisor
         import ctypes
         ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
-        if "wire" in job:  # PR_SET_DUMPABLE 0, kept across the fork: the program runs under the same uid and
-            ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # could else ptrace both, read their memory, open their fds
+        # PR_SET_DUMPABLE 0, kept across the fork: the submission (or a wire program) runs under the same uid and
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # could else ptrace both, read their memory, open their fds
     except (OSError, AttributeError):
         pass
     worker = os.fork()
     if worker:
         os.close(channel.fd)  # the supervisor never reads the probe channel
-        supervise(worker, fd)
+        supervise(worker, fd, job["one_process"])
     try:
         work(job, fd, channel)
         for stream in (sys.stdout, sys.stderr):

@@ -3,11 +3,13 @@
 A scheduler needs no second process. Helpers it starts escape what the sandbox measures per process
 (RLIMIT_AS is per process, a child reaped by the kernel leaves no CPU in any rusage, a child in state D
 holds the wall clock at zero CPU), so the kernel refuses them instead: fork, vfork and a clone without
-CLONE_THREAD fail with EPERM, clone3 with ENOSYS (its flags sit behind a pointer a filter cannot read;
-glibc then falls back to clone). ``threads`` keeps clone with CLONE_THREAD for the runtimes that need
-threads (a wire program's Node, Go or Java); a Python submission gets none. The filter is installed under
-no_new_privs, which needs no privilege, and holds across execve: at every isolation level, for the
-process and everything it execs. Standard library only: boot.py and wireshim.py carry it into the child.
+CLONE_THREAD fail with EPERM, and so do the calls that reach into another process (ptrace,
+process_vm_readv/writev, pidfd_getfd: a process of the same uid could be made to fork); clone3 fails with
+ENOSYS (its flags sit behind a pointer a filter cannot read; glibc then falls back to clone). ``threads``
+keeps clone with CLONE_THREAD for the runtimes that need threads (a wire program's Node, Go or Java); a
+Python submission gets none. The filter is installed under no_new_privs, which needs no privilege, and
+holds across execve: at every isolation level, for the process and everything it execs. Standard library
+only: boot.py and wireshim.py carry it into the child.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ CLONE_THREAD = 0x00010000
 X32_BIT = 0x40000000  # x86-64's x32 system calls: the same calls under other numbers
 # machine -> (AUDIT_ARCH, fork, vfork, clone, clone3); aarch64 has no fork or vfork call (-1: none)
 SECCOMP_ARCHES = {"x86_64": (0xC000003E, 57, 58, 56, 435), "aarch64": (0xC00000B7, -1, -1, 220, 435)}
+# machine -> the calls that reach into another process of the same uid (ptrace, process_vm_readv and _writev,
+# pidfd_getfd): with them a submission could make its supervisor, which holds no filter of its own, fork for it
+REACHING = {"x86_64": (101, 310, 311, 438), "aarch64": (117, 270, 271, 438)}
 
 
 class SockFilter(ctypes.Structure):
@@ -40,7 +45,7 @@ def filter_code(machine: str, threads: bool) -> list[tuple[int, int, int, int]]:
     """The filter as (code, jt, jf, k). Offsets of struct seccomp_data: 0 the call's number, 4 the
     architecture, 16 the low half of the first argument (clone's flags; both machines are little-endian)."""
     arch, fork, vfork, clone, clone3 = SECCOMP_ARCHES[machine]
-    refused = [n for n in (fork, vfork) if n >= 0]
+    refused = [n for n in (fork, vfork, *REACHING[machine]) if n >= 0]
     code = [(BPF_LOAD, 0, 0, 4), (BPF_JEQ, 1, 0, arch), (BPF_RET, 0, 0, RET_EPERM), (BPF_LOAD, 0, 0, 0)]
     if machine == "x86_64":
         code += [(BPF_JGE, 0, 1, X32_BIT), (BPF_RET, 0, 0, RET_EPERM)]

@@ -215,7 +215,8 @@ def stopped(run: Run, index: int, why: str, cpu: float, wall: float) -> None:
     lim = run.limits
     if why == "cpu":
         run.finish(index, "cpu_limit", f"cpu_limit: workload {index} used more than {lim.workload_cpu_seconds} s "
-                   f"of CPU time (its whole process tree); the tree was killed ({run.iso.level})", cpu, wall)
+                   f"of CPU time (its whole process tree), caught while running or when it ended ({run.iso.level})",
+                   cpu, wall)
     elif why == "idle":
         run.finish(index, "timeout", f"timeout: workload {index} made no progress for "
                    f"{idle_limit(lim.workload_seconds):g} s "

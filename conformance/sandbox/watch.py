@@ -174,7 +174,11 @@ class Child:
         run.refused += trace.refused
         self.sample()
         now = time.monotonic()
-        judge_trace(run, self.current, trace, self.cpu - self.phase_cpu, now - self.phase_start, key)
+        used, wall = self.cpu - self.phase_cpu, now - self.phase_start
+        if used > self.limits()[0]:  # past the limit by the end, whether or not a 0.2 s sample caught it running:
+            stopped(run, self.current, "cpu", used, wall)  # the cut depends on the CPU used, never on when we looked
+        else:
+            judge_trace(run, self.current, trace, used, wall, key)
         if self.worker is not None and not self.wire:  # what a workload started dies with it: the next one
             kill(strays_in(self.walked, self.worker))  # starts clean (in the tree sample() just read; a wire
             # program is swept by the worker, which runs none of its code: killing here would race that)

@@ -88,6 +88,30 @@ def test_check_and_grade_both_blame_hygiene_and_the_trace_replays(tmp_path: Path
     assert again.returncode == 1 and "FAIL" in again.stdout, again.stdout + again.stderr
 
 
+def test_a_case_put_down_to_history_still_fails_every_item_that_named_its_check() -> None:
+    """Only the blame moves to hygiene: a bug that waits for some earlier runs (or that behaves when loaded anew,
+    as the confirmation loads it) scored 98.5 where the same bug always on scored 89."""
+    from conformance.checks.checkers import Finding
+    from conformance.checks.history import after_history
+    from conformance.grading.observe import Case
+    from conformance.grading.scoring import score_item
+    from conformance.sandbox.types import WorkloadResult
+
+    rubric = load_rubric()
+    item = dataclasses.replace(rubric.items[0], features=(), checks=("invariants",))
+    broke = Finding("invariants", "I6", 2, "update", "a2 is in finished twice")
+    cases = (Case("c0", W, ()), Case("c1", W, ()))
+    verdicts = [{"differential": None, "invariants": None, "hygiene": after_history(broke)},
+                {"differential": None, "invariants": None, "hygiene": None}]
+    results = tuple(WorkloadResult(i, c.vector_id, "ok", "") for i, c in enumerate(cases))
+    observed = [{"steps": [], "error": None, "stop": "done", "outputs": {}} for _ in cases]
+    got = score_item(item, rubric, cases, verdicts, results, observed)
+    assert (got.vectors_passed, got.vectors_run) == (1, 2) and got.score == item.points / 2
+    assert got.failed_checks == ()  # the check blamed is hygiene's, in the item that names it
+    other = dataclasses.replace(item, checks=("differential",))
+    assert score_item(other, rubric, cases, verdicts, results, observed).vectors_passed == 2  # another check
+
+
 def test_the_docs_state_the_confirmation_as_the_code_does() -> None:
     text = " ".join((ROOT / "docs" / "conformance.md").read_text().split())
     assert CONFIRM_MAX == 8 and text.count("up to eight") == 2 and "after one and then two earlier runs" in text

@@ -60,6 +60,35 @@ def test_a_python_submission_can_start_no_process_and_no_thread(
     assert result.survivors == 0 and marked(b"sleep\x00913.5\x00", result.child_uid) == []
 
 
+REACH_SUPERVISOR = """
+import ctypes as _ctypes
+import os as _os
+
+_libc = _ctypes.CDLL(None, use_errno=True)
+_reached = []
+if _libc.ptrace(16, _os.getppid(), 0, 0) == 0:  # PTRACE_ATTACH: then make it fork, run its registers, ...
+    _reached.append("ptrace")
+_buf = _ctypes.create_string_buffer(8)
+_iov = (_ctypes.c_void_p * 2)(_ctypes.cast(_buf, _ctypes.c_void_p), 8)
+if _libc.process_vm_readv(_os.getppid(), _iov, 1, _iov, 1, 0) >= 0 or _ctypes.get_errno() not in (1, 38):
+    _reached.append("process_vm_readv")
+if _reached:
+    raise RuntimeError("reached the supervisor: " + ", ".join(_reached))
+"""
+
+
+def test_a_python_submission_cannot_reach_into_its_supervisor(tmp_path: Path) -> None:
+    """The supervisor forks before the filter is installed in the worker: a worker that could ptrace it (same uid,
+    no Yama here) made it fork, exec a shell and start processes. Every process of the child is non-dumpable and
+    under the filter, and the filter refuses ptrace and process_vm_*."""
+    path = tmp_path / "reach" / "p07_scheduler.py"
+    path.parent.mkdir()
+    path.write_text((ROOT / "impl" / "scheduler.py").read_text() + "\n\n" + REACH_SUPERVISOR)
+    result = run_in_sandbox(path, [SELF_PREEMPTION], TIGHT)
+    assert result.load_error is None, result.load_error
+    assert [w.status for w in result.workloads] == ["ok"], result.causes()
+
+
 def test_the_correct_scheduler_runs_under_the_filter_and_says_so(tmp_path: Path) -> None:
     result = run_in_sandbox(ROOT / "impl" / "scheduler.py", WORKLOADS, TIGHT)
     assert result.one_process and not any("not refused" in n for n in result.notes), result.notes
