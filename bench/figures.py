@@ -480,7 +480,8 @@ QUOTES: tuple[Quote, ...] = (
                  + _throughput_row("throughput_reach.with_them")),
     Quote(BENCH, "| each scheduler of a group alone black box and once (8e52960) | "
                  "{throughput_reach.group_alone.runs:,} | " + _throughput_row("throughput_reach.group_alone")),
-    Quote(BENCH, "fresh copy (260340e and later; latest: {throughput.commit:commit}, {throughput.measured:date}) | "
+    Quote(BENCH, "in a run of their own (260340e and later; latest: {throughput.commit:commit}, "
+                 "{throughput.measured:date}) | "
                  "{throughput.runs_per_submission:,} | {throughput.grade_wall_seconds:.1f} s | "
                  "**{throughput.per_minute:.1f}** | {throughput.grader_cpu_seconds_per_submission:.2f}, "
                  "{throughput.sandbox_cpu_seconds_per_submission:.2f} "
