@@ -36,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_policy_argument(parser, default=None, otherwise="the rubric's policy, p07 unless it sets one")
     parser.add_argument("--force", action="store_true", help="regrade entries already graded with this rubric")
     parser.add_argument("--shard", metavar="i/N", help="grade only shard i of N (merge with `schedcheck merge`)")
+    parser.add_argument("--same-uid", action="store_true",
+                        help="grade with held-out cases even where submissions would run under your own uid (the "
+                             "process-group level as a normal user), where they can read the seed and each other")
     parser.add_argument("--executor", choices=("local", "dask"), default="local",
                         help="local processes (default) or a Dask cluster (needs schedcheck[dask])")
     parser.add_argument("--scheduler-address", metavar="ADDR",
@@ -89,6 +92,10 @@ def main(args: argparse.Namespace) -> int:
         except (SeedError, OSError) as e:
             print(f"schedcheck grade: {e}", file=sys.stderr)
             return 2
+        shared = shared_uid_problem()
+        if shared and not getattr(args, "same_uid", False):
+            print(f"schedcheck grade: {shared}", file=sys.stderr)
+            return 2
         os.environ[SEED_ENV] = str(seed)  # every worker draws the same held-out cases
         print(f"schedcheck grade: {rubric.held_out} held-out cases from the seed in {where} (fingerprint "
               f"{fingerprint(seed)}; keep the seed private, and the same for regrades)", file=sys.stderr)
@@ -117,6 +124,26 @@ def main(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     return 3 if NOT_GRADED in status.values() else 0
+
+
+def shared_uid_problem() -> str:
+    """Why held-out cases would not be held out here ("" when they are): at the process-group level as a normal
+    user, every submission runs under the grader's own uid, so it can read the seed (this process's environment,
+    the seed file), the other submissions and the grades (docs/sandbox.md, "Isolation levels")."""
+    from conformance.grading.judge import deployment
+    from conformance.sandbox.isolation import detect
+
+    if os.geteuid() == 0:
+        return ""  # a fresh uid per run, at every level
+    try:
+        level = detect(deployment()[0]).level
+    except ValueError:
+        return ""  # no level works: the sandbox says so when it starts
+    if level != "process-group":
+        return ""
+    return ("submissions would run at the process-group level under your own uid, where they can read the held-out "
+            "seed, each other and the grades: grade as root (each run gets a fresh uid) or on a machine with user "
+            "namespaces, or pass --same-uid to grade anyway (or set [held_out] count = 0 in the rubric)")
 
 
 def closing_line(out: Path, status: dict[str, str]) -> str:

@@ -227,3 +227,33 @@ def test_a_stored_grade_keeps_what_the_student_is_shown(tmp_path):
               counterexample="| step | schedule() |", replay={"format": "schedcheck/trace", "steps": []},
               feedback="SyntaxError at `p07_scheduler.py:4`")
     assert grade_from_json(grade_to_json(g), RUBRIC) == g
+
+
+def test_held_out_cases_are_refused_where_submissions_would_share_the_grader_s_uid(tmp_path, monkeypatch, capsys):
+    """At the process-group level as a normal user a submission runs under the grader's uid: it could read the
+    seed, its classmates and the grades. The grade refuses unless told (--same-uid)."""
+    import argparse
+
+    from conformance.grading import cli, judge
+    from conformance.sandbox import isolation
+
+    monkeypatch.setattr(judge, "grade_one", fake_grade)
+    monkeypatch.setattr(judge, "check_scope", lambda rubric: None)
+    monkeypatch.setenv("SCHEDCHECK_HELD_OUT_SEED", "5")
+    monkeypatch.setattr(cli.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(isolation, "detect", lambda force=None: isolation.Isolation("process-group", False, True,
+                                                                                     True, False))
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "a.py").write_text("GOOD")
+
+    def run(out, same_uid):
+        return cli.main(argparse.Namespace(submissions=str(subs), out=str(tmp_path / out), jobs=1, rubric=None,
+                                           profile=None, force=False, shard=None, executor="local",
+                                           scheduler_address=None, policy=None, same_uid=same_uid))
+    assert run("refused", False) == 2
+    assert "--same-uid" in capsys.readouterr().err and not (tmp_path / "refused").exists()
+    assert run("told", True) == 0
+    monkeypatch.setattr(isolation, "detect", lambda force=None: isolation.Isolation("namespaces", True, True, False,
+                                                                                     True))
+    assert run("namespaces", False) == 0
