@@ -6,6 +6,7 @@ the CPU time of the child's whole process tree.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import selectors
@@ -16,7 +17,7 @@ from typing import Any
 from conformance.sandbox import protocol, record
 from conformance.sandbox.budget import current, remove_tree
 from conformance.sandbox.memo import digest
-from conformance.sandbox.procs import host_pid, kill, kill_tree, strays_in, tree_sample
+from conformance.sandbox.procs import TICK, host_pid, kill, kill_tree, strays_in, tree_sample
 from conformance.sandbox.proctree import ProcFiles
 from conformance.sandbox.program import WireProgram
 from conformance.sandbox.record import Run, Trace, ended, idle_limit, judge_trace, load_failure, stopped, wall_limit
@@ -44,6 +45,7 @@ class Child:
         self.asked = -1  # the last workload whose probe question was answered (local index)
         self.worker: int | None = None  # the worker's host pid, found from its hello
         self.cpu = self.phase_cpu = 0.0
+        self.driver = self.phase_driver = 0.0  # a wire worker's own CPU: the trusted driver's, not the program's
         self.walked: list[tuple[int, list[bytes], int]] = []  # the tree as sample() last read it
         self.files = ProcFiles()  # its /proc files, kept open from one sample to the next
         self.base = tempfile.mkdtemp(dir=base_dir())
@@ -63,12 +65,24 @@ class Child:
         return lim.startup_seconds, lim.startup_seconds, wall_limit(lim.startup_seconds)
 
     def new_phase(self, now: float) -> None:
-        self.phase_start, self.phase_cpu = now, self.cpu
+        self.phase_start, self.phase_cpu, self.phase_driver = now, self.cpu, self.driver
+
+    def used(self) -> float:
+        """The phase's CPU that counts against its limit: the tree's, less a wire worker's own. That worker runs
+        none of the program's code; what it spends reading the program's replies (every snapshot holds every
+        output, so a run of 2^11 steps reads megabytes) is the grader's, and counted it put a correct program
+        near the limit on a loaded machine. A Python submission runs in its worker: all of it counts."""
+        return (self.cpu - self.phase_cpu) - (self.driver - self.phase_driver)
 
     def sample(self) -> bool:
         """Update the tree's CPU time; whether a process of it is running or runnable right now."""
         cpu, running, self.walked = tree_sample(self.proc.pid, self.files)
         self.cpu = max(self.cpu, cpu)
+        if self.wire and self.worker is not None:
+            own = [f for pid, f, _ in self.walked if pid == self.worker]
+            if own:
+                with contextlib.suppress(ValueError, IndexError):
+                    self.driver = max(self.driver, (int(own[0][11]) + int(own[0][12])) / TICK)  # utime + stime
         return running
 
     def check_limits(self, now: float) -> None:
@@ -80,7 +94,7 @@ class Child:
         """
         if self.sample():
             self.heard = now
-        used, elapsed = self.cpu - self.phase_cpu, now - self.phase_start
+        used, elapsed = self.used(), now - self.phase_start
         cpu_limit, idle_after, hard_wall = self.limits()
         budget = current()
         if budget is not None and not budget.left(self.cpu):
@@ -174,7 +188,7 @@ class Child:
         run.refused += trace.refused
         self.sample()
         now = time.monotonic()
-        used, wall = self.cpu - self.phase_cpu, now - self.phase_start
+        used, wall = self.used(), now - self.phase_start
         if used > self.limits()[0]:  # past the limit by the end, whether or not a 0.2 s sample caught it running:
             stopped(run, self.current, "cpu", used, wall)  # the cut depends on the CPU used, never on when we looked
         else:
@@ -272,7 +286,7 @@ class Child:
     def conclude(self) -> int:
         """Record how the child ended; return the workload the next child starts from."""
         run, current_index = self.run, self.current
-        used, wall = self.cpu - self.phase_cpu, time.monotonic() - self.phase_start
+        used, wall = self.used(), time.monotonic() - self.phase_start
         if run.load_error is not None or current_index == len(run.items):
             return len(run.items)
         if self.stop == "budget":

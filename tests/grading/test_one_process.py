@@ -138,3 +138,41 @@ def test_a_wire_folder_holds_no_module_the_worker_imports(tmp_path: Path) -> Non
     result = run_in_sandbox(folder, [SELF_PREEMPTION, ARRIVALS], TIGHT)
     assert "planted module ran" not in result.stderr, result.stderr
     assert [w.status for w in result.workloads] == ["ok", "ok"], result.causes()
+
+
+@needs_python3
+def test_a_wire_worker_s_own_cpu_is_not_the_program_s(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker of a wire run reads the program's replies (a snapshot after every call holds every output) and
+    runs none of its code: its CPU does not count against the program's limit. Here the worker is made to look
+    5 s busier at every sample: a wire run is still ok, a Python submission's run (its code in that worker)
+    is cut."""
+    from conformance.sandbox import procs, watch
+
+    workers: list[int] = []
+    real_host_pid, real_sample = watch.host_pid, watch.tree_sample
+
+    def remember(*args: object) -> int | None:
+        pid = real_host_pid(*args)  # type: ignore[arg-type]
+        if pid is not None:
+            workers.append(pid)
+        return pid
+
+    samples = [0]
+
+    def busier(pid: int, files: object = None) -> tuple[float, bool, list[tuple[int, list[bytes], int]]]:
+        cpu, running, walked = real_sample(pid, files)  # type: ignore[arg-type]
+        samples[0] += 1  # the worker looks 5 s busier at every sample: past any limit within a workload
+        out = []
+        for p, fields, parent in walked:
+            if workers and p == workers[-1]:
+                fields = [*fields[:11], str(int(fields[11]) + 5 * samples[0] * procs.TICK).encode(), *fields[12:]]
+                cpu += 5 * samples[0]
+            out.append((p, fields, parent))
+        return cpu, running, out
+
+    monkeypatch.setattr(watch, "host_pid", remember)
+    monkeypatch.setattr(watch, "tree_sample", busier)
+    wire = run_in_sandbox(program(tmp_path, ["python3", "scheduler.py"]), [SELF_PREEMPTION], TIGHT)
+    assert [w.status for w in wire.workloads] == ["ok"], wire.causes()
+    module = run_in_sandbox(ROOT / "impl" / "scheduler.py", [SELF_PREEMPTION], TIGHT)
+    assert [w.status for w in module.workloads] == ["cpu_limit"], module.causes()
