@@ -158,11 +158,13 @@ _read: list[tuple[object, tuple[Workload, ...]]] = []  # the public runs' and th
 def run_workloads(runs: tuple[Workload | dict[str, Any], ...]) -> tuple[Workload, ...]:
     """The workloads of the runs (a probe run's JSON read back), made once per class for the public runs
     (corpus_cases is cached) and once per submission for its held-out ones."""
-    known = next((w for r, w in _read if r is runs), None)
-    if known is None:
-        known = tuple(w if isinstance(w, Workload) else workload_from_json(w) for w in runs)
-        _read[:] = [*_read[-1:], (runs, known)]
-    return known
+    hit = next((i for i, (r, _) in enumerate(_read) if r is runs), None)
+    if hit is None:
+        _read.append((runs, tuple(w if isinstance(w, Workload) else workload_from_json(w) for w in runs)))
+    else:
+        _read.append(_read.pop(hit))  # the last used stays: the public runs, read by every grade, are never dropped
+    del _read[:-2]
+    return _read[-1][1]
 
 
 def grading_cases(rubric: Rubric) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
