@@ -180,16 +180,23 @@ def i4_preemption_keeps_output(before: State, batch: Batch, after: State) -> Ite
 def i5_preempted_to_head(before: State, batch: Batch, after: State) -> Iterator[Violation]:
     """I5: preempted sequences go to the head of waiting; waiting otherwise keeps arrival order.
 
-    Expected waiting: the preempted ones (in running order) + the old waiting queue +
-    new arrivals, minus the admitted prefix. Broken, preempted requests starve.
+    Expected waiting after schedule(): the preempted ones (in running order) + the old waiting
+    queue + new arrivals, minus the admitted prefix; update() leaves it as it was. Broken,
+    preempted requests starve.
     """
+    if before.pending is not None:  # update() neither preempts nor admits
+        want, got = _ids(before.waiting), _ids(after.waiting)
+        if got != want:
+            yield Violation("I5", None, want, got, f"update() changed waiting from {want} to {got}; it only "
+                                                   "advances and finishes running sequences")
+        return
     old = set(_ids(before.seqs()))
     now = after.by_id()
     preempted = [q.seq_id for q in before.running if (a := now.get(q.seq_id)) and a.status is Status.WAITING]
     arrivals = [q.seq_id for q in after.waiting if q.seq_id not in old]
     expected = preempted + _ids(before.waiting) + arrivals
     running_before = set(_ids(before.running))
-    admitted = [seq_id for seq_id, _ in batch if seq_id not in running_before] if before.pending is None else []
+    admitted = [seq_id for seq_id, _ in batch if seq_id not in running_before]
     want = expected[len(admitted):]
     got = _ids(after.waiting)
     if expected[:len(admitted)] != admitted or got != want:

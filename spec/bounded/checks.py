@@ -85,7 +85,7 @@ CLAIMS: tuple[Claim, ...] = (
 BY_NAME = {claim.name: claim for claim in CLAIMS}
 
 
-def _bad(name: str, run: Run, ample: Run | None) -> Callable[[int], z3.BoolRef]:
+def broken_at(name: str, run: Run, ample: Run | None) -> Callable[[int], z3.BoolRef]:
     """The formula 'claim `name` is broken at step k'."""
     def bad(k: int) -> z3.BoolRef:
         if name == "unwind":
@@ -147,7 +147,7 @@ def check(name: str, bounds: Bounds, timeout: float = 600.0, lemmas: bool = Fals
         ample = Run(bounds, xa, tag="a")
         peaks = add_up(run.bf(x.prompt_len[j] + x.max_tokens[j] - 1) for j in range(bounds.slots))
         base += ample.defs + [xa.num_blocks >= peaks, xa.num_blocks <= peaks + bounds.num_blocks]
-    bad = _bad(name, run, ample)
+    bad = broken_at(name, run, ample)
     info = {k: v for k, v in asdict(bounds).items() if k != "arrival"} | {"arrival": bounds.last_arrival}
     inputs = base[:len(base) - len(run.defs) - (len(ample.defs) + 2 if ample else 0)]
     extra = [xa.num_blocks >= peaks, xa.num_blocks <= peaks + bounds.num_blocks] if ample else []

@@ -51,6 +51,10 @@ def _bounds(r: dict[str, object]) -> str:
     if kind == "eos":
         return (f"{r['workloads']} workloads of the validation, eos in {', '.join(r['eos_values'])}, "  # type: ignore[arg-type]
                 "tokens never equal to it, and just below it")
+    if kind == "vacuity":
+        return (f"{r['workloads']} workloads of the validation and short ones, on spec.rules and every fault of "
+                f"spec/faults.py ({r['runs']} runs), and a few changes of every step of spec.rules' runs: "
+                f"{r['judged']} verdicts compared")
     if kind == "validation":
         states = r.get("states")
         drawn = f"; one step from {states['states']} drawn states" if isinstance(states, dict) else ""
@@ -99,6 +103,21 @@ def reach_table(r: dict[str, object]) -> list[str]:
     return lines
 
 
+def broken_table(r: dict[str, object]) -> list[str]:
+    """The vacuity row's counts: on how many steps each claim was broken, by a fault's run and by a changed step
+    (formula and statement agreeing); empty for other rows."""
+    faults, changes = r.get("broken_by_faults"), r.get("broken_by_changes")
+    if r["kind"] != "vacuity" or not isinstance(faults, dict) or not isinstance(changes, dict):
+        return []
+    lines = ["Claims can fail: the steps (for OUT, the runs) on which each claim's formula and its statement both "
+             f"said broken, at least {r.get('quota', 3)} of each; FA and FD are judged on the drawn states of the "
+             f"validation. Short: {', '.join(r['short']) or 'none'}.", "",  # type: ignore[arg-type]
+             "| | " + " | ".join(faults) + " |", "|---" * (len(faults) + 1) + "|",
+             "| faults of spec/faults.py | " + " | ".join(str(v) for v in faults.values()) + " |",
+             "| changed steps | " + " | ".join(str(changes.get(c, "-")) for c in faults) + " |"]
+    return lines
+
+
 def _how(r: dict[str, object]) -> str:
     if r["kind"] == "bmc":
         return "BMC, assumes Inv (rests on the induction)" if r.get("lemmas") else "BMC, lemma-free"
@@ -109,7 +128,8 @@ def _how(r: dict[str, object]) -> str:
     return {"induction": "induction step", "modelcheck": "model check of spec.rules",
             "validation": "encoding vs spec.rules", "reach": "satisfiability of premise and kind",
             "arithmetic": "spec.rules helpers vs their definitions",
-            "eos": "runs differing only in eos's value agree"}.get(
+            "eos": "runs differing only in eos's value agree",
+            "vacuity": "each claim's formula vs its statement, on broken steps"}.get(
         str(r["kind"]), str(r["kind"]))
 
 
@@ -146,7 +166,7 @@ def table(results: dict[str, object]) -> str:
     for r in results["rows"]:  # type: ignore[attr-defined]
         lines.append(f"| {r['claim']} | {_how(r)} | {_bounds(r)} | {_lemma_free(r)} | {_verdict(r)} | {r['seconds']} |")
     for r in results["rows"]:  # type: ignore[attr-defined]
-        extra = quota_table(r) + reach_table(r)
+        extra = quota_table(r) + reach_table(r) + broken_table(r)
         lines += [""] + extra if extra else []
     return "\n".join(lines)
 

@@ -181,6 +181,28 @@ def step_violations(s: Step) -> dict[str, list[str]]:
     return out
 
 
+def potential(state: State, requests: tuple[Request, ...]) -> int:
+    """LIVE's ranking function Phi: the work of every request not yet finished (prompt_len + max_tokens - 1 each,
+    arrived or not), minus what running[0] has computed (running[0] is never preempted)."""
+    done = {q.seq_id for q in state.finished}
+    left = sum(r.prompt_len + r.max_tokens - 1 for r in requests if r.seq_id not in done)
+    return left - (state.running[0].num_computed if state.running else 0)
+
+
+def live_broken(before: State, s: Step, requests: tuple[Request, ...]) -> str | None:
+    """LIVE on one step (`before`: the state the step starts from, before its arrivals): Phi is negative, grows, or
+    fails to drop by >= 1 in a step with arrived, unfinished work; or the step is the liveness bound and work is
+    left."""
+    was, now = potential(before, requests), potential(s.after_update, requests)
+    if was < 0:
+        return f"Phi is {was} before step {s.step}"
+    if now > was - (1 if s.before.waiting or s.before.running else 0):
+        return f"Phi went from {was} to {now} in step {s.step}"
+    if s.step == liveness_bound(requests) and len(s.after_update.finished) < len(requests):
+        return f"work left after step {s.step}, the liveness bound"
+    return None
+
+
 # --- claims on a whole run ----------------------------------------------------------------
 
 

@@ -72,7 +72,7 @@ KINDS: dict[str, Cond] = {
 }
 POLICY_ONLY = {"whole": "vllm-v1", "held": "vllm-v1"}
 
-# The antecedent of each claim whose formula has one (checks._bad), at step k: where it fails the claim holds
+# The antecedent of each claim whose formula has one (checks.broken_at), at step k: where it fails the claim holds
 # vacuously. The other claims' formulas judge every step as it is. OUT's (a sequence finished in both runs, at
 # step k or later) is about its product run, and the kind is asked of the tight run (``Queries.premise``).
 PREMISES: dict[str, Cond] = {

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from spec.bounded import checks
-from spec.bounded.doc import quota_table, reach_table
+from spec.bounded.doc import broken_table, quota_table, reach_table
 from spec.bounded.encode import Bounds
 
 
@@ -79,6 +79,8 @@ def print_rows(rows: list[dict[str, object]], header: bool = True) -> None:
             where = "block_size and tokens to 2^64+1"
         elif r["kind"] == "eos":
             where = f"{r['workloads']} workloads, eos {', '.join(r['eos_values'])}"  # type: ignore[arg-type]
+        elif r["kind"] == "vacuity":
+            where = f"{r['runs']} runs, {r['judged']} verdicts"
         elif r["kind"] == "validation":
             where = (f"{r['workloads']} workloads, {r['steps']} steps, "
                      f"{100 * int(r['steps'] and r['preempting_steps']) // max(int(r['steps']), 1)}% preempt")  # type: ignore[call-overload]
@@ -88,10 +90,12 @@ def print_rows(rows: list[dict[str, object]], header: bool = True) -> None:
         extra = f"  step {r['step']}" if r.get("step") and r["verdict"] == "counterexample" else ""
         if r["kind"] == "modelcheck" and r.get("broken"):
             extra = "  broken: " + ", ".join(str(x["claim"]) for x in r["broken"])  # type: ignore[attr-defined]
-        if r["kind"] in ("arithmetic", "eos") and r.get("first_difference"):
+        if r["kind"] in ("arithmetic", "eos", "vacuity") and r.get("first_difference"):
             extra = f"  {r['first_difference']}"
         if r["kind"] == "reach" and r.get("ends_missed"):
             extra = "  no run takes " + ", ".join(r["ends_missed"])  # type: ignore[arg-type]
         print(f"{r['claim']:<24} {r['kind']:<10} {where:<44} {r['verdict']:<15} {r['seconds']:>8}{extra}", flush=True)
-        for line in quota_table(r) + reach_table(r):
+        if r["kind"] == "vacuity" and r.get("short"):
+            extra += "  broken on too few steps: " + ", ".join(r["short"])  # type: ignore[arg-type]
+        for line in quota_table(r) + reach_table(r) + broken_table(r):
             print(f"    {line}", flush=True)
