@@ -82,7 +82,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="apply a fault of spec/faults.py to spec/rules.py and model-check the result")
     p.add_argument("--only", metavar="ROW", action="append",
                    help="only these rows (repeatable), added to the stored table: a claim (its BMC and, if it has "
-                   "one, its induction step), `validation`, `vacuity`, `values` or `modelcheck`")
+                   "one, its induction step), `validation`, `vacuity`, `values`, `reach` or `modelcheck`")
     p.add_argument("--lemmas", action="store_true",
                    help="BMC assumes the induction invariant before each step (the row then rests on the induction)")
     p.add_argument("--validate", type=int, default=None, metavar="N",
@@ -134,6 +134,15 @@ def validation_row(count: int, rules: types.ModuleType = spec.rules,
             if found is not None:
                 bad.append(found)
                 break
+    first_eos = 0
+    if not bad:  # the sampler as the relational OUT reads it: the first eos draw of each slot
+        by_first = validate.Validator(stream, rules=rules, first_eos=True)
+        for w in validate.workloads(validate.SEED, count, stream):
+            found = by_first.compare(w)
+            first_eos += 1
+            if found is not None:
+                bad.append(replace(found, field=f"{found.field} (sampler: first eos)"))
+                break
     flags = offstates.FlagCounts()
     if not bad:
         bad, flags = offstates.validate_states(validate.SEED, stream, rules)
@@ -145,7 +154,7 @@ def validation_row(count: int, rules: types.ModuleType = spec.rules,
     return {"claim": claim, "kind": "validation", "workloads": stats.workloads,
             "steps": stats.steps, "preempting_steps": stats.preempting_steps,
             "self_preemptions": stats.self_preemptions, "double_preemptions": stats.double_preemptions,
-            "readmissions": stats.readmissions, "solver_checked": checked,
+            "readmissions": stats.readmissions, "solver_checked": checked, "first_eos_checked": first_eos,
             **({} if policy == DEFAULT_POLICY else {"policy": policy, "held_by_policy": stats.held_by_policy,
                                                     "held_whole": stats.held_whole}),
             "quotas": stats.quotas.to_json(), "states": flags.to_json(sizes),
@@ -292,8 +301,9 @@ def main(args: argparse.Namespace) -> int:
                   "spec/rules.py or spec/bounded/transition.py. The model check below runs spec.rules itself:")
     for name in names if validated else []:
         rows.append(bmc_row(name, bounds, timeout, args.lemmas, claim_seconds))
-    if not only and args.quick and validated:  # reach only grows with the bounds: the quick answers hold above
-        rows.append(reach.reach(bounds, tuple(names), timeout))
+    if (not only or "reach" in only) and validated:  # reach only grows with the bounds: the quick answers hold
+        rows.append(reach.reach(bounds if args.quick else replace(QUICK, policy=policy),  # above, in the full run
+                                tuple(c.name for c in checks.CLAIMS), timeout))
     if not only and not args.quick and validated:
         for name in FULL4_CLAIMS:  # N=4: as far as the time box reaches
             rows.append(bmc_row(name, replace(FULL4, policy=policy), timeout, False, FULL4_CLAIM_SECONDS))

@@ -24,7 +24,7 @@ import z3
 
 import spec.rules
 from spec.bounded import quotas
-from spec.bounded.encode import Bounds, Inputs, Snap
+from spec.bounded.encode import Bounds, Inputs, Snap, var
 from spec.bounded.evaluate import Compiled, Values
 from spec.bounded.execute import Step, fd_broken, run
 from spec.bounded.transition import Run
@@ -199,11 +199,14 @@ class Validator:
     caller pins too, at step `start`."""
 
     def __init__(self, bounds: Bounds = STREAM, rules: types.ModuleType = spec.rules,
-                 fault: str | None = None, init: Snap | None = None, start: int = 1) -> None:
-        """`fault`: build the encoding with this fault (transition.ENCODED_FAULTS); `rules` should carry it too."""
+                 fault: str | None = None, init: Snap | None = None, start: int = 1, first_eos: bool = False) -> None:
+        """`fault`: build the encoding with this fault (transition.ENCODED_FAULTS); `rules` should carry it too.
+        `first_eos`: the encoding's sampler is each slot's first eos draw (as the relational OUT reads it), not
+        the table of eos draws."""
         self.b, self.rules = bounds, rules
         self.x = Inputs.fresh(bounds)
-        self.run = Run(bounds, self.x, fault=fault, init=init, start=start)
+        self.first_eos = tuple(var(f"first_eos{j}") for j in range(bounds.slots)) if first_eos else None
+        self.run = Run(bounds, self.x, fault=fault, init=init, start=start, first_eos=self.first_eos)
         terms: list[z3.ExprRef] = [u for us in self.run.unwind for u in us]
         terms += [e for row in self.x.eos for e in row]
         terms += [flag for f in FLAGS for flag in getattr(self.run, f)]
@@ -219,6 +222,11 @@ class Validator:
         """The encoding's values on the workload's inputs (and the `extra` ones, e.g. a start state, given in an
         order fixed for this validator); None if the pinned run has none."""
         pairs = pinned(self.x, w, self.b) + (extra or [])
+        if self.first_eos is not None:  # past max_tokens when a slot draws no eos (or has no request)
+            eos_at = dict(w.sample.eos_at)
+            firsts = [min(eos_at.get(r.seq_id) or (self.b.max_tokens + 2,)) for r in w.requests]
+            firsts += [self.b.max_tokens + 2] * (self.b.slots - len(firsts))
+            pairs += list(zip(self.first_eos, firsts, strict=True))
         if not solver:
             if len(self.names) != len(pairs):  # the order is fixed: name the inputs once (printing z3 is slow)
                 self.names = [str(t) for t, _ in pairs]

@@ -50,6 +50,9 @@ ENCODING_BUGS: dict[str, tuple[str, tuple[Edit, ...]]] = {
                                                "                if attempt == 2:"),)),
     "fa_flag_off_by_one": ("transition.py", (
         Edit("        self.budget_out.append(i < s.r)", "        self.budget_out.append(i < s.r - 1)"),)),
+    "first_eos_off_by_one": ("transition.py", (
+        Edit("                eos = s.drawn[slot] == self.first_eos[slot]",
+             "                eos = s.drawn[slot] + 1 == self.first_eos[slot]"),)),
 }
 
 
@@ -91,6 +94,16 @@ def test_the_validation_sees_an_encoding_wrong_only_at_the_largest_block_size(na
     with_encoding_bug(monkeypatch, name)
     bad, _ = validate.validate(validate.QUICK_COUNT)
     assert bad and bad[0].workload.config.block_size == validate.STREAM.block_size, bad
+
+
+@pytest.mark.long
+def test_the_sampler_only_the_relational_out_reads_is_validated_in_the_quick_run(monkeypatch):
+    """The relational OUT reads each slot's first eos draw (Run's `first_eos` branch), which no BMC row uses: the
+    quick validation compares that branch with the spec too, and an off-by-one there fails the row."""
+    with_encoding_bug(monkeypatch, "first_eos_off_by_one")
+    assert validate.validate(validate.QUICK_COUNT)[0] == []  # the table of eos draws is right
+    row = cli.validation_row(validate.QUICK_COUNT, solver=0)
+    assert row["verdict"] == "disagree" and "(sampler: first eos)" in str(row["first_difference"]), row
 
 
 @pytest.mark.parametrize("name", ["fd_flag_shifted", "fa_flag_off_by_one"])
