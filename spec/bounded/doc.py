@@ -51,6 +51,10 @@ def _bounds(r: dict[str, object]) -> str:
     if kind == "eos":
         return (f"{r['workloads']} workloads of the validation, eos in {', '.join(r['eos_values'])}, "  # type: ignore[arg-type]
                 "tokens never equal to it, and just below it")
+    if kind == "wide" and isinstance(b, dict):
+        return (f"{r['workloads']} workloads of {b['slots'] - 1} or {b['slots']} requests, K={b['steps']}; "
+                f"block_size, prompt_len and budget in 1..5, 7..9, 15..17, max_num_seqs<={b['max_num_seqs']}, "
+                f"max_tokens<={b['max_tokens']}")
     if kind == "vacuity":
         return (f"{r['workloads']} workloads of the validation and short ones, on spec.rules and every fault of "
                 f"spec/faults.py ({r['runs']} runs), and a few changes of every step of spec.rules' runs: "
@@ -129,7 +133,8 @@ def _how(r: dict[str, object]) -> str:
             "validation": "encoding vs spec.rules", "reach": "satisfiability of premise and kind",
             "arithmetic": "spec.rules helpers vs their definitions",
             "eos": "runs differing only in eos's value agree",
-            "vacuity": "each claim's formula vs its statement, on broken steps"}.get(
+            "vacuity": "each claim's formula vs its statement, on broken steps",
+            "wide": "encoding vs spec.rules past the claims' bounds"}.get(
         str(r["kind"]), str(r["kind"]))
 
 

@@ -79,6 +79,8 @@ def print_rows(rows: list[dict[str, object]], header: bool = True) -> None:
             where = "block_size and tokens to 2^64+1"
         elif r["kind"] == "eos":
             where = f"{r['workloads']} workloads, eos {', '.join(r['eos_values'])}"  # type: ignore[arg-type]
+        elif r["kind"] == "wide":
+            where = f"{r['workloads']} workloads, N<=5, bs<=17, prompt<=17"
         elif r["kind"] == "vacuity":
             where = f"{r['runs']} runs, {r['judged']} verdicts"
         elif r["kind"] == "validation":
@@ -90,7 +92,7 @@ def print_rows(rows: list[dict[str, object]], header: bool = True) -> None:
         extra = f"  step {r['step']}" if r.get("step") and r["verdict"] == "counterexample" else ""
         if r["kind"] == "modelcheck" and r.get("broken"):
             extra = "  broken: " + ", ".join(str(x["claim"]) for x in r["broken"])  # type: ignore[attr-defined]
-        if r["kind"] in ("arithmetic", "eos", "vacuity") and r.get("first_difference"):
+        if r["kind"] in ("arithmetic", "eos", "vacuity", "wide") and r.get("first_difference"):
             extra = f"  {r['first_difference']}"
         if r["kind"] == "reach" and r.get("ends_missed"):
             extra = "  no run takes " + ", ".join(r["ends_missed"])  # type: ignore[arg-type]
