@@ -2,10 +2,11 @@
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 
 import impl.scheduler
-from conformance.workloads import scale
+from conformance.workloads import reach, scale
 from conformance.workloads.corpus import family_names, load_corpus
 from conformance.workloads.generators import feasible_workloads, scale_workloads
 from spec.model import Config
@@ -85,3 +86,24 @@ def test_impl_matches_spec_on_every_frozen_scale_vector():
     for v in vectors:
         problem, _ = lockstep(v.workload, impl.scheduler)
         assert problem is None, (v.vector_id, problem)
+
+
+def test_impl_matches_spec_on_the_workloads_that_reach_every_threshold():
+    """The reach tier `quick` (conformance/workloads/reach.py): crowds to max_num_seqs 2**8 + 1, numbers to
+    2**32 + 1, ids whose hashes collide, long runs. A rule of spec/rules.py wrong only past a threshold (a
+    max_num_seqs cap at 256, say) is past every bound of the proofs; impl disagrees with it here."""
+    singles = [case.workloads[0] for case in reach.cases("quick") if not case.group]
+    assert len(singles) >= 100
+    for w in singles:
+        problem, _ = lockstep(w, impl.scheduler)
+        assert problem is None, (w.name, problem)
+
+
+@pytest.mark.long
+def test_impl_matches_spec_on_the_default_reach_tier():
+    """The tier `default`: numbers to 2**64 + 1, crowds to 2**11 + 1 in flight, 2**11 + 1 steps of a blocked head
+    and of self-preemption (about 30 s)."""
+    for case in reach.cases("default"):
+        if not case.group:
+            problem, _ = lockstep(case.workloads[0], impl.scheduler)
+            assert problem is None, (case.name, problem)
