@@ -296,6 +296,9 @@ def changes(rng: random.Random, s: State, batch: bool) -> list[tuple[str, State]
                 ("blocks_used - 1", replace(s, blocks_used=s.blocks_used - 1)),
                 ("num_preemptions + 1", replace(s, num_preemptions=s.num_preemptions + 1)),
                 ("num_preemptions - 1", replace(s, num_preemptions=s.num_preemptions - 1))]
+    fresh = [q for q in s.running if q.num_computed == 0]  # admitted this step: the one way below zero I3 reads
+    if fresh:
+        options.append(("a fresh admission's num_computed - 1", _edit(s, fresh[0].seq_id, num_computed=-1)))
     if s.running:
         r = s.running[-1]
         bs = s.config.block_size
