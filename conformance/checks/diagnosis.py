@@ -21,7 +21,7 @@ from typing import Any
 from conformance.adapters import Factory, SpecAdapter, canonical_factory, load_module
 from conformance.catalog import CATALOG, bug_named, suspects
 from conformance.checks import probes
-from conformance.checks.causes import MINOR, Cause, Item, root_causes
+from conformance.checks.causes import MINOR, Cause, Item, change, root_causes
 from conformance.checks.checkers import Finding
 from conformance.checks.pairs import explain_in_pairs
 from conformance.checks.workload import check_workload
@@ -92,6 +92,25 @@ def black_box(w: Workload, observed: dict[str, Any]) -> tuple[Any, ...]:
     return steps + ((observed["stop"], repr(observed.get("outputs")) if observed["stop"] == "done" else None),)
 
 
+WHOLE_RUNS = 3  # counterexample workloads on which a named bug's whole run must equal the submission's
+
+
+def whole_runs(submission: Factory, workloads: Iterable[Workload]) -> list[tuple[Workload, tuple[Any, ...]]]:
+    """What a black-box observer sees of the submission on each workload (the first WHOLE_RUNS)."""
+    return [(w, black_box(w, run_workload(w, submission, white_box=False))) for w in islice(workloads, WHOLE_RUNS)]
+
+
+def behaves_alike(name: str, runs: Sequence[tuple[Workload, tuple[Any, ...]]]) -> bool:
+    """The bug's mutant does on each of these workloads, call by call to the end, what the submission did.
+
+    Reproducing a finding compares the first divergence only. A submission that goes wrong there as the bug
+    does and then visibly does something else (finishes at the right length, gives the blocks back a step
+    late) does not have the bug, and its hint would contradict what the submission shows."""
+    factory = mutant_factory(name)
+    return factory is not None and all(black_box(w, run_workload(w, factory, white_box=False)) == seen
+                                       for w, seen in runs)
+
+
 @dataclass
 class Diagnosis:
     """The catalog bugs consistent with every finding, how they were told apart, and the causes."""
@@ -101,9 +120,13 @@ class Diagnosis:
     separations: list[dict[str, Any]]  # per distinguishing workload: workload, kept, dropped
     causes: list[Cause]
     searched: int = 0  # workloads tried while telling candidates apart
+    unlike: tuple[str, ...] = ()  # consistent at the first divergence, but their whole runs differ from it
 
     def lines(self) -> list[str]:
-        if not self.kept:
+        if not self.kept and self.unlike:
+            head = [f"diagnosis: no known bug matches all findings (the first difference is "
+                    f"{' or '.join(self.unlike)}'s, but the run goes on differently, so its hint would not fit)"]
+        elif not self.kept:
             head = ["diagnosis: no known bug matches all findings"]
         elif len(self.kept) == 1:
             bug = bug_named(self.kept[0])
@@ -131,7 +154,8 @@ class Diagnosis:
         return head
 
     def to_json(self) -> dict[str, Any]:
-        return {"consistent": list(self.consistent), "matches": list(self.kept), "searched": self.searched,
+        return {"consistent": list(self.consistent), "matches": list(self.kept), "unlike": list(self.unlike),
+                "searched": self.searched,
                 "separations": self.separations, "causes": [c.to_json() for c in self.causes],
                 "lines": self.lines()}
 
@@ -216,6 +240,11 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
         kept, separations = same_checks_fail(consistent, submission, evidence)
         kept, more, searched = tell_apart(kept, submission, search_space(holds, hung))
         separations += more
+    unlike: tuple[str, ...] = ()
+    if kept and submission is not None:  # named only if it also does what the submission did after that
+        runs = whole_runs(submission, (ev.workload for ev in evidence))
+        alike = tuple(name for name in kept if behaves_alike(name, runs))
+        kept, unlike = alike, tuple(name for name in kept if name not in alike)
     items = [Item(ev.source or ev.check, ev.workload, ev.finding, True) for ev in evidence] + \
         [Item(source, w, f) for source, w, f in corpus]
 
@@ -230,7 +259,11 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
             c.bugs = narrowed or c.bugs  # the other causes may hide it on every separating workload
             separations += more
             searched += n
-    return Diagnosis(consistent, kept, separations, causes, searched)
+        if unlike and c.bugs and set(c.bugs) <= set(unlike):  # its whole runs differ from the submission's
+            f = c.items[0].finding
+            c.near = tuple((name, len(c.items)) for name in c.bugs) + c.near
+            c.bugs, c.also, c.what = (), (), change(f) + ("" if f.rule in change(f) else f" [{f.rule}]")
+    return Diagnosis(consistent, kept, separations, causes, searched, unlike)
 
 
 def diagnose_report(report: Any, factory: Factory, corpus: Sequence[tuple[str, Workload, Finding]] = (),

@@ -14,7 +14,8 @@ from conformance.profiles import Profile
 from conformance.suite import run
 from conformance.workloads.corpus import CORPUS_DIR
 from spec.golden import case_named
-from spec.trace import load_workload
+from spec.model import Config
+from spec.trace import Request, load_workload, make_workload
 
 MUTANTS = Path(__file__).resolve().parents[2] / "conformance" / "mutants"
 TINY = Profile("tiny", None, 3, 2, 5)
@@ -90,3 +91,58 @@ def test_grading_diagnosis_uses_the_same_consistency():
     assert names == ["phase2_continue"]
     impl = load_target("impl")
     assert grading_diagnose([(w, run_workload(w, impl, white_box=False)) for w, _ in failing]) == ()
+
+
+LATE_FREE = (  # impl, with the blocks of a finished sequence given back at the next schedule(), not in update()
+    ("                self.blocks_used -= freed\n", "                self._owed = freed\n"),
+    ("        running = self.running\n        budget = self.max_num_batched_tokens\n",
+     "        self.blocks_used -= getattr(self, '_owed', 0)\n        self._owed = 0\n"
+     "        running = self.running\n        budget = self.max_num_batched_tokens\n"),
+)
+
+
+def late_free(tmp_path: Path):
+    text = (Path(__file__).resolve().parents[2] / "impl" / "scheduler.py").read_text()
+    for old, new in LATE_FREE:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    path = tmp_path / "p07_scheduler.py"
+    path.write_text(text)
+    return load_target(str(path))
+
+
+def test_a_bug_that_only_starts_like_the_submission_is_not_named(tmp_path):
+    """The blocks come back one call late: the first divergence (I1 after update()) is finish_keeps_blocks's,
+    but the blocks do come back, which that bug never does; its hint ("on finish, blocks_used -= ...") would
+    name code the submission has. So it is not the diagnosis, and the cause says only that it goes wrong alike."""
+    submission = late_free(tmp_path)
+    w = make_workload(Config(3, 1, 2, 4, 0), [Request("a", 1, 1), Request("b", 1, 3, 2)])
+    found = reproduce(submission, Evidence("invariants", w, None))  # type: ignore[arg-type]
+    assert found is not None and found.rule == "I1"
+    d = diagnose([Evidence("invariants", w, found)], submission, reproduce)
+    assert "finish_keeps_blocks" in d.consistent and d.kept == () and d.unlike == ("finish_keeps_blocks",)
+    assert "goes on differently" in d.lines()[0]
+    assert all("finish_keeps_blocks" not in c.bugs for c in d.causes)
+    assert any(name == "finish_keeps_blocks" for c in d.causes for name, _ in c.near)
+    # the bug itself, as the submission, is still named: its whole run is its own
+    itself = load_target(mutant("finish_keeps_blocks"))
+    d = diagnose([Evidence("invariants", w, reproduce(itself, Evidence("invariants", w, None)))],  # type: ignore
+                 itself, reproduce)
+    assert d.kept == ("finish_keeps_blocks",) and d.lines()[0].startswith("diagnosis: behaves like")
+
+
+def test_grading_names_no_bug_whose_whole_run_differs(tmp_path):
+    """update() reports each finished sequence one call late: black box, its first divergence is
+    max_tokens_off_by_one's (a1 missing from update()'s list), but a1 never runs again, as that bug would make it.
+    Grading once fell back to the first-divergence match when no whole run matched, and showed its hint."""
+    text = (Path(__file__).resolve().parents[2] / "impl" / "scheduler.py").read_text()
+    old = "                self.blocks_used -= freed\n        return done\n"
+    assert text.count(old) == 1
+    path = tmp_path / "p07_scheduler.py"
+    late = "                self.blocks_used -= freed\n        late, self._late = getattr(self, '_late', []), done\n"
+    path.write_text(text.replace(old, late + "        return late\n"))
+    w = make_workload(Config(4, 1, 2, 4, 0), [Request("a1", 1, 2), Request("a2", 2, 3)])
+    observed = run_workload(w, load_target(str(path)), white_box=False)
+    itself = run_workload(w, load_target(mutant("max_tokens_off_by_one")), white_box=False)
+    assert grading_diagnose([(w, itself)])[0].startswith("max_tokens_off_by_one")  # the bug itself is named
+    assert grading_diagnose([(w, observed)]) == ()
