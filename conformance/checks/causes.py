@@ -91,9 +91,11 @@ def _row(entry: Any) -> bool:
 
 
 def raised_kind(f: Finding) -> str:
-    """The exception's type in an H.raised finding ("step 2: update IndexError: ...")."""
-    rest = f.message.removeprefix(f"step {f.step}: {f.call} ")
-    return rest.split(":", 1)[0]
+    """The exception's type in an H.raised finding: "step 2: update IndexError: ...", or a golden case's
+    "budget16: step 2 update raised WireError: ..." (the case's name comes first)."""
+    at = f.message.find(f"{f.call} ")
+    rest = f.message[at + len(f.call) + 1:] if at >= 0 else f.message
+    return rest.removeprefix("raised ").split(":", 1)[0]
 
 
 def stepwise(factory: Factory, item: Item, white_box: bool, rerun: Rerun) -> Finding | None:

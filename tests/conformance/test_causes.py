@@ -209,3 +209,13 @@ def test_a_cause_no_bug_explains_keeps_no_name_when_the_diagnosis_has_one():
     assert d.kept == ("preempt_to_tail",)
     alone = [c for c in d.causes if c.what]
     assert [c.bugs for c in alone] == [()] and alone[0].line().startswith("no known bug: update raises IndexError")
+
+
+def test_the_kind_of_exception_is_read_from_every_message_form():
+    """A golden finding names its case first ("budget16: step 2 update raised WireError: ..."); the cause once
+    read "update raises budget16"."""
+    from conformance.checks.causes import raised_kind
+    from conformance.checks.checkers import Finding
+    plain = Finding("hygiene", "H.raised", 2, "update", "step 2: update IndexError: list index out of range")
+    golden = Finding("golden", "H.raised", 2, "update", "budget16: step 2 update raised WireError: Error: no instance")
+    assert raised_kind(plain) == "IndexError" and raised_kind(golden) == "WireError"
