@@ -159,6 +159,7 @@ class WireFactory:
         except WireProtocolError as e:
             raise LoadError(str(e)) from None
         self.freed: list[int] = []  # instances of self.conn that the suite dropped, to close before the next new
+        self.alive: weakref.WeakSet[WireInstance] = weakref.WeakSet()  # instances still in use
 
     def _start(self) -> tuple[Connection, str, bool]:
         conn = Connection(self.cmd, self.reply_seconds)
@@ -177,17 +178,27 @@ class WireFactory:
         return conn, reply["name"], reply["snapshot"]
 
     def __call__(self, config: Config, sample: Sample) -> WireInstance:
+        """A new instance. When no other instance is in use, its workload starts in step with the program: one
+        that left replies nobody asked for, or answered the closing of earlier instances out of step, is started
+        afresh, since what went wrong belongs to an earlier workload (which saw it, or failed for it)."""
+        if self.conn.broken is None and self.freed:
+            try:
+                while self.freed:
+                    gone = {"op": "close", "instance": self.freed.pop()}
+                    with self.conn.exchange():
+                        reply = self.conn.request(gone)
+                        _expect(self.conn, reply, gone, reply.get("ok") is True, "{\"ok\": true}")
+            except (WireError, WireProtocolError) as e:
+                self.conn.stop(f"closing an earlier instance failed: {e}")
+        if self.conn.broken is None and not self.alive and self.conn.unasked():  # none in use: start afresh
+            self.conn.stop("it wrote replies that no message asked for")
         if self.conn.broken is not None:
             self.conn, self.name, self.snapshots = self._start()
             self.freed = []
         conn = self.conn
-        while self.freed:
-            gone = {"op": "close", "instance": self.freed.pop()}
-            with conn.exchange():
-                reply = conn.request(gone)
-                _expect(conn, reply, gone, reply.get("ok") is True, "{\"ok\": true}")
         instance = WireInstance(conn, self.next_instance, config, sample, self.snapshots)
         weakref.finalize(instance, self.freed.append, self.next_instance)  # no I/O here: closed at the next new
+        self.alive.add(instance)
         self.next_instance += 1
         return instance
 

@@ -127,6 +127,11 @@ class Connection:
                 return None
             time.sleep(0.01)
 
+    def unasked(self) -> bool:
+        """Output is waiting that no message asked for (or the program's stdout closed): between workloads,
+        where every reply has been read, this means the program answered out of step, late or twice."""
+        return bool(self.buffer.strip()) or bool(self.poll.poll(0))
+
     def stop(self, why: str) -> None:
         if self.broken is None:
             self.broken = why

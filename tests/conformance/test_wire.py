@@ -1,6 +1,7 @@
 """The wire adapter: the example programs pass through a pipe, a planted bug gives the in-process mutant's
 finding, and hostile programs give a clear finding or LoadError, never a hang or a traceback."""
 
+import gc
 import os
 import shlex
 import shutil
@@ -14,6 +15,7 @@ import pytest
 from conformance.adapters import LoadError, load_target
 from conformance.checks.workload import check_workload, probe_white_box
 from conformance.cli import main
+from conformance.drivers import run_workload
 from conformance.profiles import Profile
 from conformance.suite import run
 from conformance.wire import WireFactory, open_target
@@ -124,6 +126,12 @@ HOSTILE = textwrap.dedent("""
         if message["op"] == "snapshot" and mode == "badsnap":
             ok.send(dict(snapshot=dict(blocks_used="3")))
             continue
+        if message["op"] == "close" and mode == "echo_close" and not os.path.exists(__file__ + ".echoed"):
+            open(__file__ + ".echoed", "w").close()  # one reply too many, once in all the program's runs
+            sys.stdout.write(json.dumps(ok.handle(message, instances, None)) + chr(10) + json.dumps(dict(ok=True))
+                             + chr(10))
+            sys.stdout.flush()  # both lines in one write: the extra one is there when the next workload starts
+            continue
         if message["op"] == "schedule":
             schedules += 1
             if schedules == 2:
@@ -184,6 +192,19 @@ def test_a_hostile_program_is_a_clear_finding_at_the_step_it_misbehaves(hostile,
             assert check_workload(case_named("example1").workload, factory)["hygiene"] is None
         else:  # after a broken exchange the next instance gets a fresh program, which misbehaves again
             assert says in hygiene_message(factory)
+
+
+def test_a_workload_starts_in_step_after_an_earlier_one_left_a_reply_nobody_asked_for(hostile):
+    """A program that answers out of step (a late reply, one too many) is started afresh before the next
+    workload: its findings belong to the earlier workload, never to an innocent one run after it."""
+    w = case_named("example2").workload
+    with WireFactory(hostile("echo_close"), reply_seconds=0.5) as factory:
+        first = run_workload(w, factory)
+        assert first["stop"] == "done"
+        gc.collect()  # its instance is closed when the next one is made: the program answers that close twice
+        again = run_workload(w, factory)
+        assert again["stop"] == "done" and again["steps"] == first["steps"], again.get("error")
+        assert factory.conn.broken is None  # the fresh program's own conversation
 
 
 @pytest.mark.parametrize("mode, says", [
