@@ -53,8 +53,8 @@ def _bounds(r: dict[str, object]) -> str:
                 "tokens never equal to it, and just below it")
     if kind == "wide" and isinstance(b, dict):
         return (f"{r['workloads']} workloads of {b['slots'] - 1} or {b['slots']} requests, K={b['steps']}; "
-                f"block_size, prompt_len and budget in 1..5, 7..9, 15..17, max_num_seqs<={b['max_num_seqs']}, "
-                f"max_tokens<={b['max_tokens']}")
+                f"block_size, prompt_len, max_tokens and budget in 1..5, 7..9, 15..17, "
+                f"max_num_seqs<={b['max_num_seqs']}")
     if kind == "vacuity":
         return (f"{r['workloads']} workloads of the validation and short ones, on spec.rules and every fault of "
                 f"spec/faults.py ({r['runs']} runs), and a few changes of every step of spec.rules' runs: "

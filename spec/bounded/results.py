@@ -80,7 +80,7 @@ def print_rows(rows: list[dict[str, object]], header: bool = True) -> None:
         elif r["kind"] == "eos":
             where = f"{r['workloads']} workloads, eos {', '.join(r['eos_values'])}"  # type: ignore[arg-type]
         elif r["kind"] == "wide":
-            where = f"{r['workloads']} workloads, N<=5, bs<=17, prompt<=17"
+            where = f"{r['workloads']} workloads, N<=5, K=24, sizes<=17"
         elif r["kind"] == "vacuity":
             where = f"{r['runs']} runs, {r['judged']} verdicts"
         elif r["kind"] == "validation":

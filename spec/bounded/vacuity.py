@@ -362,11 +362,19 @@ def judge_changed(rng: random.Random, w: Workload, steps: tuple[Step, ...], one:
         before, drawn = s.after_update, after
 
 
-def modules() -> Iterator[tuple[str, types.ModuleType]]:
-    """spec/rules.py, then every fault of spec/faults.py that is an edit of it."""
+def modules(skipped: list[str] | None = None) -> Iterator[tuple[str, types.ModuleType]]:
+    """spec/rules.py, then every fault of spec/faults.py that is an edit of it. A fault whose text is no longer
+    in spec/rules.py (a line it edits was changed) is left out and named in `skipped`: the row goes on with the
+    others (tests/proofs/test_faults.py is where a stale fault fails)."""
     yield "spec.rules", spec.rules
     for name in [*faults.BY_NAME, *faults.GUARDS, *faults.OBSERVABLE]:
-        yield name, faults.load(name)
+        try:
+            module = faults.load(name)
+        except faults.FaultError:
+            if skipped is not None:
+                skipped.append(name)
+            continue
+        yield name, module
 
 
 def vacuity_row(count: int = WORKLOADS, policy: str = validate.STREAM.policy,
@@ -383,7 +391,8 @@ def vacuity_row(count: int = WORKLOADS, policy: str = validate.STREAM.policy,
     short = replace(SHORT, policy=policy)
     workloads = list(validate.stream(validate.SEED, count, bounds)) + [validate.candidate(rng, short)
                                                                        for _ in range(count)]
-    for module_name, rules in only or tuple(modules()):
+    skipped: list[str] = []
+    for module_name, rules in only or tuple(modules(skipped)):
         for w in workloads:
             try:
                 tight, roomy = run(rules, w, bounds.steps), run(rules, ample(w), bounds.steps)
@@ -397,6 +406,6 @@ def vacuity_row(count: int = WORKLOADS, policy: str = validate.STREAM.policy,
     return {"claim": "claims can fail", "kind": "vacuity", "workloads": 2 * count, "runs": tally.runs,
             "quota": quotas.QUOTA,
             "judged": tally.judged, "broken_by_faults": tally.by_faults, "broken_by_changes": tally.by_changes,
-            "short": short_of, "elsewhere": ELSEWHERE, "verdict": verdict,
+            "short": short_of, "elsewhere": ELSEWHERE, "verdict": verdict, "faults_not_applied": skipped,
             "first_difference": str(tally.disagreements[0]) if tally.disagreements else None,
             "disagreements": len(tally.disagreements), "seconds": round(time.perf_counter() - t, 2)}

@@ -1,4 +1,4 @@
-"""The encoding against spec/rules.py past the claims' bounds: five requests, block sizes to 17, prompts to 17.
+"""The encoding against spec/rules.py past the claims' bounds: five requests, sizes to 17, 24 steps.
 
 The claims are proved at block_size <= 4 with three requests (four in the induction) and prompts of at most 8
 tokens. A rule of spec/rules.py that is wrong only past those sizes passes every row that stays inside them:
@@ -23,9 +23,10 @@ from spec.feasible import ample_num_blocks, tightest_num_blocks
 from spec.model import DEFAULT_POLICY, Config
 from spec.trace import Request, Workload, make_workload
 
-WIDE = Bounds(slots=5, steps=16, num_blocks=48, block_size=17, budget=24, max_num_seqs=5, prompt_len=17, max_tokens=5)
+WIDE = Bounds(slots=5, steps=24, num_blocks=64, block_size=17, budget=24, max_num_seqs=5, prompt_len=17,
+              max_tokens=17)
 SIZES = (1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17)  # both sides of 4, 8 and 16
-COUNT = 300  # workloads in `prove --quick`
+COUNT = 1024  # workloads in `prove --quick`
 
 
 def _size(rng: random.Random, top: int) -> int:
@@ -34,21 +35,24 @@ def _size(rng: random.Random, top: int) -> int:
 
 def candidate(rng: random.Random, b: Bounds = WIDE) -> Workload:
     """A feasible workload within `b`: four or five requests (queues of four waiting), sizes at the thresholds.
-    One in three is a crowd: short prompts arriving at once, long outputs, room for all, so that every seat
-    of max_num_seqs fills."""
+    One in three is a crowd (short prompts arriving at once, room for all: every seat of max_num_seqs fills),
+    one in three a queue (all arriving at once on the tightest cache: a head that does not fit, with smaller
+    requests behind it)."""
     while True:
         bs = _size(rng, b.block_size)
         n = rng.randint(b.slots - 1, b.slots)
-        crowd = rng.random() < 1 / 3
-        arrivals = sorted(1 if crowd else rng.choice((1, 1, 2, 3)) for _ in range(n))
+        mode = rng.choice(("crowd", "queue", "any"))
+        crowd = mode == "crowd"
+        arrivals = sorted(1 if mode != "any" else rng.choice((1, 1, 2, 3)) for _ in range(n))
         names = [f"s{k}" for k in rng.sample(range(10), n)]  # ids that do not sort in arrival order
-        reqs = [Request(names[j], _size(rng, 4 if crowd else b.prompt_len),
-                        b.max_tokens if crowd else rng.randint(1, b.max_tokens), arrivals[j]) for j in range(n)]
+        reqs = [Request(names[j], _size(rng, 4 if crowd else b.prompt_len), _size(rng, 9 if crowd else b.max_tokens),
+                        arrivals[j]) for j in range(n)]
         tight = tightest_num_blocks(bs, reqs)
         if tight > b.num_blocks:
             continue
         room = min(b.num_blocks, ample_num_blocks(bs, reqs))
-        num_blocks = room if crowd else tight if rng.random() < 0.5 else rng.randint(tight, max(tight, room))
+        num_blocks = room if crowd else tight if mode == "queue" or rng.random() < 0.5 else \
+            rng.randint(tight, max(tight, room))
         budget = rng.choice([s for s in SIZES if n <= s <= b.budget]) if crowd else _size(rng, b.budget)
         config = Config(num_blocks, bs, rng.randint(1, b.max_num_seqs), budget, 0, b.policy)
         eos = {r.seq_id: [k for k in range(r.max_tokens) if rng.random() < 0.1] for r in reqs}

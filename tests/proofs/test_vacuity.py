@@ -127,3 +127,16 @@ def test_update_moving_a_running_sequence_to_waiting_breaks_i5():
     found = list(spec.invariants.i5_preempted_to_head(s.after_schedule, s.batch, after))
     assert found and "update() changed waiting" in found[0].message
     assert not list(spec.invariants.i5_preempted_to_head(s.after_schedule, s.batch, post))
+
+
+def test_a_fault_whose_text_is_gone_is_left_out_and_named(monkeypatch):
+    """A bug planted on a line a fault edits once made the row raise FaultError, and prove stopped there."""
+    real = faults.load
+
+    def load(name: str) -> types.ModuleType:
+        if name == "max_num_seqs_off_by_one":
+            raise faults.FaultError(f"fault {name!r}: anchor occurs 0 times")
+        return real(name)
+    monkeypatch.setattr(faults, "load", load)
+    row = vacuity.vacuity_row(count=2)
+    assert row["faults_not_applied"] == ["max_num_seqs_off_by_one"] and row["disagreements"] == 0

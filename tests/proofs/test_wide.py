@@ -1,10 +1,11 @@
 """Bugs of spec/rules.py that live past the claims' bounds, each failing the row `encoding == spec.rules (wide)`.
 
-These four passed `prove --quick` with exit 0 when an outside audit planted them: every other row stays at
+The first four passed `prove --quick` with exit 0 when an outside audit planted them: every other row stays at
 block_size <= 4, three or four requests and prompts of 8 tokens, and each bug needs more (a block size of 8, a
-fifth request, a prompt of 9 tokens, max_num_seqs 4). The wide row (spec/bounded/wide.py) unrolls the encoding
-for five requests, block sizes and prompts to 17, and compares it with the spec; each bug is planted in the text
-of the real spec/rules.py. The row costs a 10 s build of the encoding, so these run with `-m long` (CI); CI's
+fifth request, a prompt of 9 tokens, max_num_seqs 4); the fifth, an output of 6 tokens, passed the first
+version of the wide row. The wide row (spec/bounded/wide.py) unrolls the encoding for five requests
+over 24 steps, sizes to 17, and compares it with the spec; each bug is planted in the text of the real
+spec/rules.py. The row costs a 15 s build of the encoding, so these run with `-m long` (CI); CI's
 `prove --quick` runs the row on the spec itself.
 """
 
@@ -31,6 +32,11 @@ PAST_THE_BOUNDS: dict[str, tuple[Edit, ...]] = {
         "        num_preemptions=state.num_preemptions + 1,",
         "        num_preemptions=state.num_preemptions + (0 if victim.prompt_len >= 9 and\n"
         "                                                 victim.num_computed < victim.prompt_len else 1),"),),
+    "a victim with 6 tokens or more loses its last one": (Edit(
+        "    requeued = replace(victim, num_computed=0, num_blocks=0, status=Status.WAITING)\n",
+        "    requeued = replace(victim, num_computed=0, num_blocks=0, status=Status.WAITING)\n"
+        "    if len(victim.output) >= 6:\n"
+        "        requeued = replace(requeued, output=victim.output[:-1])\n"),),
     "the head passed over once four are waiting": (
         Edit("    while state.waiting and budget > 0:\n",
              "    passed = False\n    while state.waiting and budget > 0:\n"),
