@@ -270,10 +270,11 @@ def _edit(state: State, seq_id: str, **changes: object) -> State:
 
 
 # A Snap holds one record per slot, its status apart from the queues, and one batch entry per slot. A change that
-# makes a sequence's status disagree with its queue, or lists a sequence twice, breaks I6 or I2 on both sides;
+# makes a sequence's status disagree with its queue, lists a sequence twice or schedules a finished one breaks I6
+# or I2 on both sides;
 # what the other claims say of such a state depends on which of the two a statement reads (the formulas read
 # status, the statements the queues), so only these are compared on it.
-WELL_FORMED = {"waiting[0] twice": ("I6",), "a batch entry twice": ("I2",),
+WELL_FORMED = {"waiting[0] twice": ("I6",), "a batch entry twice": ("I2",), "a finished sequence in the batch": ("I2",),
                **{f"status {st.name}": ("I6",) for st in Status}}
 
 
@@ -330,6 +331,9 @@ def changes(rng: random.Random, s: State, batch: bool) -> list[tuple[str, State]
                     ("a batch entry dropped", replace(s, pending=pending[:i] + pending[i + 1:]))]
         if len(pending) >= 2:
             options.append(("batch[0] and [1] swapped", replace(s, pending=(pending[1], pending[0]) + pending[2:])))
+        if s.finished:  # I2: only waiting or running sequences are scheduled
+            options.append(("a finished sequence in the batch", replace(s, pending=pending + ((s.finished[0].seq_id,
+                                                                                               1),))))
     drawn = rng.sample(options, min(PER_STATE, len(options)))
     if s.waiting and len(s.running) >= s.config.max_num_batched_tokens:  # FB's only way to break, and a rare one
         drawn += [o for o in options if o[0] == "waiting[0] to running" and o not in drawn]
