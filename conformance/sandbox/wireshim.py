@@ -14,6 +14,7 @@ assembles it).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections import deque
@@ -122,6 +123,20 @@ class Program:
         self.send(message, what)
         return self.read(what)
 
+    def unasked(self) -> bool:
+        """Output is waiting that no message asked for (or stdout closed): after a workload, whose replies have all
+        been read, the program answered out of step, late or twice, and the next workload needs a fresh one."""
+        stdout = self.proc.stdout
+        assert isinstance(stdout, io.BufferedReader)
+        fd = stdout.fileno()
+        os.set_blocking(fd, False)  # peek returns what is buffered or readable now, and never waits
+        try:
+            return bool(stdout.peek(1))
+        except OSError:
+            return True
+        finally:
+            os.set_blocking(fd, True)
+
     def pids(self) -> list[int]:
         return [self.proc.pid] if self.proc.poll() is None else []
 
@@ -195,6 +210,8 @@ class WireModule:
                 program.broken = reply.get("ok") is not True
             except BaseException:  # noqa: BLE001 - whatever broke, the next workload starts a fresh program
                 program.broken = True
+        if not program.broken and program.proc.poll() is None and program.unasked():
+            program.broken = True  # a reply left over would be read as the next workload's
 
     def start(self) -> Program:
         program = self.program

@@ -303,3 +303,28 @@ def test_the_report_of_a_program_that_does_not_start_quotes_its_stderr(tmp_path:
     short, full = load_error_md(result, result.load_error)
     assert short.startswith("does not start") and "p07_scheduler" not in full
     assert "exited with code 2" in full and "config.json: no such file" in full
+
+
+ECHO = r'''
+import json, sys
+sys.argv = ["scheduler.py"]
+import scheduler
+plain, echoed = scheduler.handle, []
+def handle(message, instances, bug):
+    reply = plain(message, instances, bug)
+    if message.get("op") == "close" and not echoed:  # the first close is answered twice, in one write
+        echoed.append(1)
+        sys.stdout.write(json.dumps(reply) + "\n")
+    return reply
+scheduler.handle = handle
+scheduler.main()
+'''
+
+
+def test_a_reply_nobody_asked_for_does_not_reach_the_next_workload(tmp_path: Path) -> None:
+    """The first workload's close is answered twice: the extra reply is left in the pipe. The next workload gets a
+    fresh program, and so its run is the reference's; read by the same program it would answer out of step."""
+    result = run_in_sandbox(program(tmp_path, ["python3", "prelude.py"], ECHO), [SELF_PREEMPTION, ARRIVALS], TIGHT)
+    assert result.load_error is None, (result.load_error, result.stderr)
+    for workload, observed in zip([SELF_PREEMPTION, ARRIVALS], result.workloads, strict=True):
+        assert_matches_reference(workload, observed)
