@@ -68,7 +68,7 @@ def test_check_and_grade_agree_on_impl_and_a_mutant(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_check_and_grade_agree_on_every_submission_here(tmp_path: Path) -> None:
     """Under `check --profile default`, the profile the default rubric's items are made of: 80 of 80 agreed on
-    2026-12-05 (26 min on 2 cores). Under quick, 75 of 80: quick runs fewer workloads than grading, and the 5 fail
+    2026-12-05 (about 25 min on 2 cores). Under quick, 75 of 80: quick runs fewer workloads than grading, and the 5 fail
     one more check in grade."""
     code, rows = measured(tmp_path, "default", *outside(tmp_path / "added"))
     assert len(rows) > 70
