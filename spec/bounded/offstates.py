@@ -19,17 +19,17 @@ import z3
 
 import spec.rules
 from spec.bounded import quotas
-from spec.bounded.encode import FINISHED, RUNNING, UNARRIVED, WAITING, Bounds, Snap
+from spec.bounded.encode import Bounds, Snap
 from spec.bounded.execute import EOS, Draws, Step
 from spec.bounded.induction import free_state
 from spec.bounded.validate import FLAGS, STREAM, Mismatch, Validator, expected, first_difference, spec_flags
+from spec.bounded.witness import Slots, concrete, snap_pairs
 from spec.model import Config, Seq, State, Status
 from spec.trace import Request, Workload, make_workload
 
 START = 2  # the step taken from a drawn state: present requests arrived at step 1, arriving ones come now
 MIN_STATES = 40  # states per block size, however soon the flags fill their quotas
 ATTEMPTS = 2_000  # states per block size at most
-STATUS = {Status.WAITING: WAITING, Status.RUNNING: RUNNING, Status.FINISHED: FINISHED}
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,20 +109,9 @@ def one_step(rules: types.ModuleType, d: Drawn) -> Step:
 
 def state_pins(init: Snap, d: Drawn) -> list[tuple[z3.ExprRef, int]]:
     """The encoding's free start state, each term with the drawn state's value (in an order fixed by N)."""
-    s, n = d.state, len(d.slot)
     index = {seq_id: int(name[1:]) for seq_id, name in d.slot.items()}
-    by_slot: dict[int, Seq] = {index[q.seq_id]: q for q in s.seqs()}
-    queue = [index[q.seq_id] for q in s.running + s.waiting]
-    out = [(init.r, len(s.running)), (init.w, len(s.waiting)), (init.used, s.blocks_used),
-           (init.preemptions, s.num_preemptions), (init.size, 0)]
-    out += [(init.queue[t], queue[t] if t < len(queue) else n) for t in range(n)]
-    for j in range(n):
-        q = by_slot.get(j)
-        o = 0 if q is None else len(q.output)
-        out += [(init.status[j], UNARRIVED if q is None else STATUS[q.status]),
-                (init.computed[j], q.num_computed if q else 0), (init.blocks[j], q.num_blocks if q else 0),
-                (init.out[j], o), (init.drawn[j], o), (init.sched[j], 0), (init.times[j], 0), (init.order[j], 0)]
-    return out
+    drawn = {q.seq_id: len(q.output) for q in d.state.seqs()}  # its output is the draws it made
+    return snap_pairs(init, concrete(d.state, Slots(index, drawn), len(d.slot)))
 
 
 def flags_for(policy: str) -> tuple[str, ...]:

@@ -29,12 +29,12 @@ import z3
 import spec.rules
 from spec import faults
 from spec.bounded import checks, quotas, validate
-from spec.bounded.encode import FINISHED, RUNNING, UNARRIVED, WAITING, Bounds, Inputs, Snap
+from spec.bounded.encode import Bounds, Inputs, Snap
 from spec.bounded.evaluate import Compiled, Value
 from spec.bounded.execute import Step, ample, drained, live_broken, outputs, run, step_violations
 from spec.bounded.induction import free_state
 from spec.bounded.transition import Run
-from spec.bounded.witness import pinned
+from spec.bounded.witness import Slots, concrete, pinned, snap_pairs
 from spec.feasible import liveness_bound
 from spec.model import Seq, State, Status
 from spec.trace import Request, Workload
@@ -51,7 +51,6 @@ WORKLOADS = 40  # of the validation's stream, per module; as many short ones
 SHORT = Bounds(slots=3, steps=10, num_blocks=6, block_size=4, budget=3, max_num_seqs=2, prompt_len=2, max_tokens=2,
                arrival=2)
 PER_STATE = 4  # changes drawn per state of a correct run (after schedule(), after update())
-STATUS = {Status.WAITING: WAITING, Status.RUNNING: RUNNING, Status.FINISHED: FINISHED}
 
 
 class Fixed(Run):
@@ -71,37 +70,6 @@ class Fixed(Run):
                      "held_whole"):
             setattr(self, flag, [z3.Bool(f"{flag}{k}{tag}") for k in range(steps)])
         self.marks = list(range(steps + 1))
-
-
-@dataclass(frozen=True, slots=True)
-class Slots:
-    """Which encoding slot each sequence of a workload is (arrival order), and how often each drew a token."""
-
-    index: Mapping[str, int]
-    drawn: Mapping[str, int]
-
-
-def concrete(state: State, slots: Slots, n: int) -> Snap:
-    """A spec state as the encoding's Snap of plain ints (the batch is the state's pending one, if any)."""
-    status, computed, blocks, out, drawn = [UNARRIVED] * n, [0] * n, [0] * n, [0] * n, [0] * n
-    sched, times, order = [0] * n, [0] * n, [0] * n
-    for q in state.seqs():
-        j = slots.index[q.seq_id]
-        status[j], computed[j], blocks[j] = STATUS[q.status], q.num_computed, q.num_blocks
-        out[j], drawn[j] = len(q.output), slots.drawn.get(q.seq_id, 0)
-    size = 0
-    for seq_id, n_tokens in state.pending or ():
-        j = slots.index[seq_id]
-        if not times[j]:
-            order[j], size = size, size + 1
-        sched[j], times[j] = n_tokens, times[j] + 1
-    queue = [slots.index[q.seq_id] for q in state.running + state.waiting][:n]
-    queue += [n] * (n - len(queue))
-    return Snap(tuple(status), tuple(computed), tuple(blocks), tuple(out), tuple(drawn), tuple(sched), tuple(times),
-                tuple(order), tuple(queue), len(state.running), len(state.waiting), state.blocks_used,
-                state.num_preemptions, size)
-
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,10 +140,8 @@ class Formulas:
             self._snap(env, fixed.post[k], concrete(f.post, Slots(index, f.drawn_after), n))
 
     def _snap(self, env: dict[str, Value], free: Snap, values: Snap) -> None:
-        for f in Snap.__slots__:
-            a, v = getattr(free, f), getattr(values, f)
-            for t, value in zip(a, v, strict=True) if isinstance(a, tuple) else ((a, v),):
-                env[self._name(t)] = value
+        for t, value in snap_pairs(free, values):
+            env[self._name(t)] = value
 
     def evaluate(self, w: Workload, start: State, tight: tuple[Frame, ...],
                  roomy: tuple[Frame, ...] = ()) -> dict[tuple[str, int], bool]:
@@ -346,24 +312,20 @@ def judge_changed(rng: random.Random, w: Workload, steps: tuple[Step, ...], one:
     which the changed step's number would decide, plays no part)."""
     requests = padded(w, one.b)
     before = spec.rules.initial_state(w.config)
-    drawn: dict[str, int] = {}
-    for s in steps:
-        after = dict(drawn)
-        for seq_id, _ in s.tokens:
-            after[seq_id] = after.get(seq_id, 0) + 1
+    for s, frame in zip(steps, frames(w, steps, len(steps)), strict=True):
         for where in ("after_schedule", "after_update"):
             for name, state in changes(rng, getattr(s, where), where == "after_schedule"):
                 if where == "after_schedule":  # update() applied the batch schedule() returned
                     c = replace(s, step=1, after_schedule=state, batch=state.pending or ())
                 else:
                     c = replace(s, step=1, after_update=state)
-                said = one.evaluate(w, before, (Frame(c.before, c.after_schedule, c.after_update, drawn, after),))
+                said = one.evaluate(w, before, (replace(frame, mid=c.after_schedule, post=c.after_update),))
                 for claim, statement in said_by_statements(c, before, requests).items():
                     if claim not in WELL_FORMED.get(name, (claim,)):
                         continue
                     tally.judge(f"spec.rules, step {s.step} {where}: {name}", w, claim, 1, said[(claim, 1)],
                                 statement, changed=True)
-        before, drawn = s.after_update, after
+        before = s.after_update
 
 
 def modules(skipped: list[str] | None = None) -> Iterator[tuple[str, types.ModuleType]]:

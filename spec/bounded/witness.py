@@ -8,14 +8,18 @@ workload's eos positions are read as draw indices (``spec.bounded.execute.Draws`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 import z3
 
 from spec.bounded.encode import FINISHED, RUNNING, UNARRIVED, WAITING, Bounds, Inputs, Snap  # noqa: F401  (re-exported for readers)
 from spec.bounded.evaluate import Values
-from spec.model import Config
+from spec.model import Config, State, Status
 from spec.trace import Request, Workload, make_workload
 
 EOS = 0
+STATUS = {Status.WAITING: WAITING, Status.RUNNING: RUNNING, Status.FINISHED: FINISHED}
 
 
 def val(m: z3.ModelRef | Values, t: z3.ExprRef) -> int:
@@ -89,3 +93,41 @@ def read(m: z3.ModelRef, s: Snap, bounds: Bounds, x: Inputs) -> dict[str, object
     return {"running": [f"r{q}" for q in queue[:r]], "waiting": [f"r{q}" for q in queue[r:r + w]],
             "blocks_used": val(m, s.used), "num_preemptions": val(m, s.preemptions), "seqs": seqs,
             "batch": [(i, k) for _, i, k in batch]}
+
+
+@dataclass(frozen=True, slots=True)
+class Slots:
+    """Which encoding slot each sequence of a workload is (arrival order), and how often each drew a token."""
+
+    index: Mapping[str, int]
+    drawn: Mapping[str, int]
+
+
+def concrete(state: State, slots: Slots, n: int) -> Snap:
+    """A spec state as the encoding's Snap of plain ints (the batch is the state's pending one, if any)."""
+    status, computed, blocks, out, drawn = [UNARRIVED] * n, [0] * n, [0] * n, [0] * n, [0] * n
+    sched, times, order = [0] * n, [0] * n, [0] * n
+    for q in state.seqs():
+        j = slots.index[q.seq_id]
+        status[j], computed[j], blocks[j] = STATUS[q.status], q.num_computed, q.num_blocks
+        out[j], drawn[j] = len(q.output), slots.drawn.get(q.seq_id, 0)
+    size = 0
+    for seq_id, n_tokens in state.pending or ():
+        j = slots.index[seq_id]
+        if not times[j]:
+            order[j], size = size, size + 1
+        sched[j], times[j] = n_tokens, times[j] + 1
+    queue = [slots.index[q.seq_id] for q in state.running + state.waiting][:n]
+    queue += [n] * (n - len(queue))
+    return Snap(tuple(status), tuple(computed), tuple(blocks), tuple(out), tuple(drawn), tuple(sched), tuple(times),
+                tuple(order), tuple(queue), len(state.running), len(state.waiting), state.blocks_used,
+                state.num_preemptions, size)
+
+
+def snap_pairs(free: Snap, values: Snap) -> list[tuple[z3.ExprRef, int]]:
+    """Each term of a Snap of free constants with its value, field by field (an order fixed by the slots)."""
+    out: list[tuple[z3.ExprRef, int]] = []
+    for f in Snap.__slots__:
+        a, v = getattr(free, f), getattr(values, f)
+        out += list(zip(a, v, strict=True)) if isinstance(a, tuple) else [(a, v)]
+    return out

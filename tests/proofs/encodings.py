@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import types
 from collections.abc import Iterator
+from pathlib import Path
 
 import spec.rules
+from spec import faults
 from spec.bounded import validate
 from spec.bounded.encode import Bounds
+from spec.faults import Edit
 
 
 @functools.cache
@@ -36,3 +40,13 @@ def compared_with(rules: types.ModuleType, bounds: Bounds = validate.STREAM,
         yield v
     finally:
         v.rules = spec.rules
+
+
+def patched(module: types.ModuleType, edits: tuple[Edit, ...], name: str) -> types.ModuleType:
+    """A fresh copy of a module of spec/ (the encoding, the claims, the statements) with `edits` applied to its text."""
+    path = Path(module.__file__ or "")
+    copy = types.ModuleType(f"{module.__name__}_with_{name}")
+    copy.__file__ = str(path)
+    sys.modules[copy.__name__] = copy  # dataclasses look their module up there
+    exec(compile(faults.apply_edits(path.read_text(), edits, name), f"{path} [{name}]", "exec"), copy.__dict__)
+    return copy

@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ import spec.rules
 from spec import faults
 from spec.bounded import cli, encode, modelcheck, offstates, transition, validate
 from spec.faults import Edit
-from tests.proofs.encodings import compared_with
+from tests.proofs.encodings import compared_with, patched
 
 ROOT = Path(__file__).resolve().parents[2]
 CEIL = "    return -(-tokens // block_size)"
@@ -54,16 +53,6 @@ ENCODING_BUGS: dict[str, tuple[str, tuple[Edit, ...]]] = {
         Edit("                eos = s.drawn[slot] == self.first_eos[slot]",
              "                eos = s.drawn[slot] + 1 == self.first_eos[slot]"),)),
 }
-
-
-def patched(module: types.ModuleType, edits: tuple[Edit, ...], name: str) -> types.ModuleType:
-    """A fresh copy of an encoding module with `edits` applied to its text."""
-    path = Path(module.__file__ or "")
-    copy = types.ModuleType(f"{module.__name__}_with_{name}")
-    copy.__file__ = str(path)
-    sys.modules[copy.__name__] = copy  # dataclasses look their module up there
-    exec(compile(faults.apply_edits(path.read_text(), edits, name), f"{path} [{name}]", "exec"), copy.__dict__)
-    return copy
 
 
 def with_encoding_bug(monkeypatch: pytest.MonkeyPatch, name: str) -> None:

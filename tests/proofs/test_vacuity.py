@@ -10,10 +10,8 @@ side, one seen only on changed steps); `-m long` plants them all.
 
 from __future__ import annotations
 
-import sys
 import types
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -24,6 +22,7 @@ from spec.bounded import checks, claims, execute, vacuity
 from spec.faults import Edit
 from spec.model import Config, Status
 from spec.trace import Request, make_workload
+from tests.proofs.encodings import patched
 
 # (module, anchor, replacement, where the row sees it: a fault's name or "spec.rules" for changed steps)
 PLANTS: dict[str, tuple[types.ModuleType, str, str, str]] = {
@@ -65,12 +64,7 @@ DEFAULT = ("NP != made <", "I1 without blocks_used <= num_blocks", "the statemen
 
 def planted(monkeypatch: pytest.MonkeyPatch, module: types.ModuleType, anchor: str, replacement: str) -> None:
     """`module` loaded fresh from its text with the edit, and put where the vacuity row reads it."""
-    path = Path(module.__file__ or "")
-    copy = types.ModuleType(f"{module.__name__}_planted")
-    copy.__file__ = str(path)
-    monkeypatch.setitem(sys.modules, copy.__name__, copy)  # dataclasses look their module up there
-    text = faults.apply_edits(path.read_text(), (Edit(anchor, replacement),), f"plant in {path.name}")
-    exec(compile(text, f"{path} [planted]", "exec"), copy.__dict__)
+    copy = patched(module, (Edit(anchor, replacement),), "planted")
     if module is claims:
         monkeypatch.setattr(checks, "c", copy)
     elif module is checks:
