@@ -23,7 +23,19 @@ from typing import Any
 
 import spec.rules
 from spec import faults
-from spec.bounded import checks, induction, modelcheck, offstates, reach, relational, vacuity, validate, values, wide
+from spec.bounded import (
+    checks,
+    induction,
+    modelcheck,
+    offstates,
+    reach,
+    relational,
+    scale,
+    vacuity,
+    validate,
+    values,
+    wide,
+)
 from spec.bounded.encode import Bounds
 from spec.bounded.replay import confirm
 from spec.bounded.results import Rows, print_rows, store
@@ -82,7 +94,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="apply a fault of spec/faults.py to spec/rules.py and model-check the result")
     p.add_argument("--only", metavar="ROW", action="append",
                    help="only these rows (repeatable), added to the stored table: a claim (its BMC and, if it has "
-                   "one, its induction step), `validation`, `wide`, `vacuity`, `values`, `reach` or `modelcheck`")
+                   "one, its induction step), `validation`, `wide`, `scale`, `vacuity`, `values`, `reach` or "
+                   "`modelcheck`")
     p.add_argument("--lemmas", action="store_true",
                    help="BMC assumes the induction invariant before each step (the row then rests on the induction)")
     p.add_argument("--validate", type=int, default=None, metavar="N",
@@ -283,6 +296,8 @@ def main(args: argparse.Namespace) -> int:
         rows.append(values.eos_row())
     if not only or "wide" in only:  # spec/rules.py past the claims' bounds, against the encoding unrolled wider
         rows.append(wide.wide_row(policy=policy))
+    if not only or "scale" in only:  # spec/rules.py at the thresholds of real code, judged by every claim's statement
+        rows.append(scale.scale_row(scale.QUICK if args.quick else scale.FULL, policy=policy))
     if not only or "vacuity" in only:  # each claim's formula can fail: it says broken where its statement does
         rows.append(vacuity.vacuity_row(policy=policy))
     validated = True  # with --only and no `validation`, the stored validation row stands

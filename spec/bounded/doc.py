@@ -55,6 +55,12 @@ def _bounds(r: dict[str, object]) -> str:
         return (f"{r['workloads']} workloads of {b['slots'] - 1} or {b['slots']} requests, K={b['steps']}; "
                 f"block_size, prompt_len, max_tokens and budget in 1..5, 7..9, 15..17, "
                 f"max_num_seqs<={b['max_num_seqs']}")
+    if kind == "scale":
+        tier, largest = r["tier"], r["largest"]
+        assert isinstance(tier, dict) and isinstance(largest, dict)
+        return (f"{r['workloads']} workloads, {r['steps']} steps: crowds to max_num_seqs 2^k+1 for k in "
+                f"{tier['crowd_bits']} ({largest['in_flight']} requests in flight), block_size, budget and cache to "
+                f"2^k+1 for k in {tier['number_bits']}, {largest['preemptions']} preemptions in one run")
     if kind == "vacuity":
         return (f"{r['workloads']} workloads of the validation and short ones, on spec.rules and every fault of "
                 f"spec/faults.py ({r['runs']} runs), and a few changes of every step of spec.rules' runs: "
@@ -134,7 +140,8 @@ def _how(r: dict[str, object]) -> str:
             "arithmetic": "spec.rules helpers vs their definitions",
             "eos": "runs differing only in eos's value agree",
             "vacuity": "each claim's formula vs its statement, on broken steps",
-            "wide": "encoding vs spec.rules past the claims' bounds"}.get(
+            "wide": "encoding vs spec.rules past the claims' bounds",
+            "scale": "every claim's statement on spec.rules at thresholds"}.get(
         str(r["kind"]), str(r["kind"]))
 
 

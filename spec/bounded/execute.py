@@ -23,7 +23,7 @@ from spec.rules import peak_blocks
 from spec.trace import Request, SampleRule, Workload
 
 EOS = 0
-STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN")
+STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "CH", "AD")
 RUN_CLAIMS = ("OUT", "LIVE")
 
 
@@ -151,6 +151,42 @@ def fin_broken(s: Step) -> str | None:
     return None
 
 
+def ch_broken(s: Step) -> str | None:
+    """CH: schedule() gives each sequence it runs n = min(tokens left to compute, budget left), spending the budget
+    in the order of running after it (phase 1's kept sequences, then phase 2's admitted ones)."""
+    batch = dict(s.batch)
+    left = s.before.config.max_num_batched_tokens
+    for q in s.after_schedule.running:
+        n = batch.get(q.seq_id)
+        if n is None:
+            return None  # not scheduled: I2 and FA speak of that
+        if n != min(q.num_tokens - q.num_computed, left):
+            return f"{q.seq_id} runs {n} of its {q.num_tokens - q.num_computed} tokens left, budget left {left}"
+        left -= n
+    return None
+
+
+def ad_broken(s: Step) -> str | None:
+    """AD: phase 2 stops admitting only at a gate: after schedule(), waiting is empty, or its head is held by the
+    budget, by max_num_seqs or by the free blocks for its chunk; under vllm-v1 also by the blocks for its whole
+    sequence, or because this step preempted. A scheduler that admits fewer than it may waits for nothing."""
+    if not s.after_schedule.waiting:
+        return None
+    c, after, head = s.before.config, s.after_schedule, s.after_schedule.waiting[0]
+    left = c.max_num_batched_tokens - sum(n for _, n in s.batch)
+    free = c.num_blocks - after.blocks_used
+    n = min(head.num_tokens - head.num_computed, left)
+    held = (left <= 0 or len(after.running) >= c.max_num_seqs
+            or -(-(head.num_computed + n) // c.block_size) - head.num_blocks > free)  # ceil, computed here
+    if c.policy == "vllm-v1":
+        held = held or -(-head.num_tokens // c.block_size) - head.num_blocks > free \
+            or after.num_preemptions > s.before.num_preemptions
+    if held:
+        return None
+    return (f"{head.seq_id} waits at the head with {n} tokens to run, budget left {left}, "
+            f"{len(after.running)} running of max_num_seqs {c.max_num_seqs}, {free} blocks free")
+
+
 def step_violations(s: Step) -> dict[str, list[str]]:
     """Every step claim broken by this step, by claim id; 'crash' if the module raised."""
     out: dict[str, list[str]] = {}
@@ -174,7 +210,8 @@ def step_violations(s: Step) -> dict[str, list[str]]:
             add("FC", f"{q.seq_id} is not running[-1] and has {q.remaining} tokens left")
     for m in fd_broken(s.events):
         add("FD", m)
-    for claim, broken in (("NP", np_broken), ("BO", bo_broken), ("FIN", fin_broken)):
+    for claim, broken in (("NP", np_broken), ("BO", bo_broken), ("FIN", fin_broken), ("CH", ch_broken),
+                          ("AD", ad_broken)):
         found = broken(s)
         if found is not None:
             add(claim, found)

@@ -81,6 +81,8 @@ def print_rows(rows: list[dict[str, object]], header: bool = True) -> None:
             where = f"{r['workloads']} workloads, eos {', '.join(r['eos_values'])}"  # type: ignore[arg-type]
         elif r["kind"] == "wide":
             where = f"{r['workloads']} workloads, N<=5, K=24, sizes<=17"
+        elif r["kind"] == "scale":
+            where = f"{r['workloads']} workloads, {r['steps']} steps, to 2^{max(r['tier']['number_bits'])}+1"  # type: ignore[index]
         elif r["kind"] == "vacuity":
             where = f"{r['runs']} runs, {r['judged']} verdicts"
         elif r["kind"] == "validation":
@@ -92,7 +94,7 @@ def print_rows(rows: list[dict[str, object]], header: bool = True) -> None:
         extra = f"  step {r['step']}" if r.get("step") and r["verdict"] == "counterexample" else ""
         if r["kind"] == "modelcheck" and r.get("broken"):
             extra = "  broken: " + ", ".join(str(x["claim"]) for x in r["broken"])  # type: ignore[attr-defined]
-        if r["kind"] in ("arithmetic", "eos", "vacuity", "wide") and r.get("first_difference"):
+        if r["kind"] in ("arithmetic", "eos", "vacuity", "wide", "scale") and r.get("first_difference"):
             extra = f"  {r['first_difference']}"
         if r["kind"] == "reach" and r.get("ends_missed"):
             extra = "  no run takes " + ", ".join(r["ends_missed"])  # type: ignore[arg-type]

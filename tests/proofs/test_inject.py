@@ -31,6 +31,8 @@ BREAKS = {
     "NP": ("self_preemption_counted_twice", (2, 2, 2, 3), ((1, 2), (2, 2))),
     "BO": ("admitted_first_in_batch", (2, 2, 2, 2), ((1, 2), (1, 1))),
     "FIN": ("eos_finished_first", (2, 1, 2, 2), ((1, 1), (1, 1))),
+    "CH": ("decode_not_charged", (2, 2, 2, 2), ((1, 2), (2, 2))),
+    "AD": ("no_admission_after_preemption", (2, 2, 2, 3), ((1, 2), (2, 2))),
     "OUT": ("preempt_clears_output", (2, 1, 2, 2), ((1, 2), (1, 2))),
     "LIVE": ("max_tokens_off_by_one", (1, 1, 1, 1), ((1, 1), (1, 1))),
     "deadlock": ("no_chunked_prefill", (1, 2, 1, 1), ((1, 1), (2, 1))),
@@ -111,9 +113,13 @@ TINY = (dict(num_blocks=2, block_size=1, budget=2, max_num_seqs=2, requests=3, p
 
 
 @pytest.mark.parametrize("fault", ["no_admission_after_preemption", "chunk_only_first"])
-def test_a_fault_that_only_delays_breaks_no_claim_but_the_validation_sees_it(fault, capsys):
+def test_a_fault_that_only_delays_breaks_ad_and_the_validation_sees_it_too(fault, capsys):
     """It only delays a sequence (the victim by a step; a head that needs a chunk, until a step schedules nobody
-    before it): every claim holds. The encoding (= the spec) tells it apart."""
+    before it): every invariant holds and the outputs are the same. AD (phase 2 stops only at a gate) sees the
+    head held for nothing; in a scope too small for that, no claim breaks and the validation still sees it."""
+    broken = mc.explore(mc.Scope(Config(2, 2, 2, 3 if fault == "no_admission_after_preemption" else 2),
+                                 ((1, 2), (2, 2))), faults.load(fault), every=True)
+    assert [c for c, _, _ in broken.broken] == ["AD"], broken.broken
     assert cli.inject(fault, True, TINY) == 1
     out = capsys.readouterr().out
     assert "no claim breaks" in out and "validation sees it" in out
