@@ -23,9 +23,8 @@ from conformance.adapters import Factory
 from conformance.capabilities import DEFAULT_CAPABILITIES, Capabilities
 from conformance.checks.checkers import CHECKS, Finding
 from conformance.checks.fresh import Fresh
-from conformance.checks.history import after_history, apart, interleave, judge_group
+from conformance.checks.history import after_history, group_finding
 from conformance.checks.workload import WORKLOAD_CHECKS, check_workload
-from conformance.drivers import run_workload
 from conformance.limits import HangLedger
 from conformance.profiles import Stage
 from conformance.reports.report import CheckResult
@@ -177,22 +176,6 @@ def _check_group(r: Run, case: Case) -> None:
         return
     finding, lane = group_finding(lanes, r.factory)
     r.record("hygiene", lane, finding, f"reach/{case.name}")
-
-
-def group_finding(lanes: list[Workload], factory: Factory) -> tuple[Finding | None, Workload]:
-    """The first lane of a group whose calls differ from its run alone, with its finding (else the first lane).
-
-    Each distinct lane runs alone once. A group with a lane the submission does not finish alone is
-    skipped (that is the other checks' finding), as is one that runs out of time (inconclusive).
-    """
-    alone: dict[Workload, dict[str, Any]] = {}
-    for w in lanes:
-        if w not in alone:
-            alone[w] = run_workload(w, factory, white_box=False)
-    if any(o["stop"] != "done" for o in alone.values()):
-        return None, lanes[0]
-    cap = 4 * max(len(o["steps"]) for o in alone.values()) + 16
-    return judge_group(lanes, [alone[w] for w in lanes], interleave(lanes, apart(factory), cap))
 
 
 @dataclass(frozen=True)

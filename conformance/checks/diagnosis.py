@@ -18,14 +18,24 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from conformance.adapters import Factory, SpecAdapter, canonical_factory, load_module
+from conformance.adapters import Factory, SpecAdapter, canonical_factory, load_module, load_target
 from conformance.catalog import CATALOG, bug_named, suspects
 from conformance.checks import probes
 from conformance.checks.causes import MINOR, Cause, Item, change, root_causes
 from conformance.checks.checkers import Finding
+from conformance.checks.history import (
+    REPEAT_MAX,
+    before_history,
+    group_json,
+    other_workload,
+    prelude_json,
+    repeat_json,
+    run_prelude,
+)
 from conformance.checks.pairs import explain_in_pairs
 from conformance.checks.workload import check_workload
 from conformance.drivers import run_workload
+from conformance.workloads.reach import group_lanes
 from spec.feasible import liveness_bound
 from spec.golden import case_named
 from spec.trace import Workload, workload_to_json
@@ -310,9 +320,10 @@ def history_prelude(target: str, adapter: str | None, cx: Any,
     access on a copy of its own, as check does); if it does not reproduce there, one
     earlier run of the same workload is tried as a prelude ([H.history]: of the check it failed).
     """
-    from conformance.adapters import load_target
-    from conformance.checks.history import before_history, other_workload, prelude_json, run_prelude
 
+    lanes = group_lanes(cx.source, cx.workload.config.policy)
+    if lanes and cx.finding.rule in ("H.instances", "H.history"):  # schedulers alive at once: all of them again
+        return group_json(lanes), None
     if cx.finding.rule == "H.instances":
         return prelude_json("interleaved", [other_workload(cx.workload)]), None
     if adapter is not None or not target.endswith(".py"):
@@ -326,8 +337,13 @@ def history_prelude(target: str, adapter: str | None, cx: Any,
             again = reproduce(fresh, ev, white_box)
             if again is not None and again.rule == finding.rule:
                 return prelude_json("before", prelude), None
-        return None, ("hygiene [H.history]: the run fails only after earlier runs in this process, more than two "
-                      "runs of the same workload; its trace replays as a pass in a new process")
+        fresh = load_target(target)  # no fixed count (an address reused): as replay will, run it until it fails
+        for _ in range(REPEAT_MAX):
+            again = reproduce(fresh, ev, white_box)
+            if again is not None and again.rule == finding.rule:
+                return repeat_json(), None
+        return None, (f"hygiene [H.history]: the run fails only after earlier runs in this process, and not within "
+                      f"{REPEAT_MAX} runs of the same workload in a new one; its trace replays as a pass")
     ev = Evidence(cx.check, cx.workload, cx.finding, cx.source)
     want = signature(cx.finding)
     for prelude in ([], [cx.workload]):

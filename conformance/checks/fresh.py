@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from conformance.adapters import Factory, load_target
 from conformance.checks.checkers import Finding
 from conformance.checks.diagnosis import Evidence, reproduce
-from conformance.checks.history import CONFIRM_MAX
+from conformance.checks.history import CONFIRM_MAX, group_finding
 from conformance.limits import HangLimit
+from conformance.workloads.reach import group_lanes
 from spec.trace import Workload
 
 UNCONFIRMED = ("H.timeout", "H.history")  # a hang is not rerun (it would cost its whole time limit again): it stands
@@ -49,8 +50,10 @@ class Fresh:
         if not self.reloadable or finding.rule in UNCONFIRMED or self.settled(check):
             return finding
         fresh = load_target(self.target)
+        lanes = group_lanes(source, workload.config.policy)
         try:
-            again = reproduce(fresh, Evidence(check, workload, finding, source), self.white_box)
+            again = group_finding(list(lanes), fresh)[0] if lanes else \
+                reproduce(fresh, Evidence(check, workload, finding, source), self.white_box)
         except HangLimit:
             return finding  # the fresh copy hangs where the old one failed: inconclusive, so it stands
         if again is None:

@@ -14,7 +14,8 @@
 - ``after_history``: a check's failure that a freshly loaded copy does not reproduce is
   hygiene's [H.history], in `check` and `grade` alike.
 - ``prelude_json`` / ``run_prelude``: a finding that needs earlier instances in the
-  process carries them in its trace, and replay runs them first in a fresh process.
+  process carries them in its trace, and replay runs them first in a fresh process; one that no fixed
+  history rebuilds (state keyed by id()) carries ``repeat_json``, and replay runs it until it fails.
 """
 
 from __future__ import annotations
@@ -251,6 +252,22 @@ def judge_group(lanes: Sequence[Workload], alone: Sequence[dict[str, Any]], toge
     return None, lanes[0]
 
 
+def group_finding(lanes: list[Workload], factory: Factory) -> tuple[Finding | None, Workload]:
+    """The first lane of a group whose calls differ from its run alone, with its finding (else the first lane).
+
+    Each distinct lane runs alone once. A group with a lane the submission does not finish alone is
+    skipped (that is the other checks' finding), as is one that runs out of time (inconclusive).
+    """
+    alone: dict[Workload, dict[str, Any]] = {}
+    for w in lanes:
+        if w not in alone:
+            alone[w] = run_workload(w, factory, white_box=False)
+    if any(o["stop"] != "done" for o in alone.values()):
+        return None, lanes[0]
+    cap = 4 * max(len(o["steps"]) for o in alone.values()) + 16
+    return judge_group(lanes, [alone[w] for w in lanes], interleave(lanes, apart(factory), cap))
+
+
 def _timed_out(observed: dict[str, Any]) -> bool:
     return observed["error"] is not None and observed["error"]["kind"] == "CallTimeout"
 
@@ -285,7 +302,13 @@ def before_history(finding: Finding) -> Finding:
                    tuple(d["explanation"]))
 
 
-Prelude = list[dict[str, Any]]  # [{"mode": "before" | "interleaved", "workload": workload JSON}]
+Prelude = list[dict[str, Any]]  # [{"mode": "before" | "interleaved", "workload": workload JSON}], or
+# [{"mode": "repeat", "times": n}]
+
+# The most runs of a counterexample, one after another in one process, that a replay of an [H.history] finding
+# takes. State keyed by id() comes back when a new instance lands at a freed one's address, which the allocator
+# decides: after a few dozen runs of the same small workload, in the runs measured, never at a fixed count.
+REPEAT_MAX = 2**8
 
 
 def prelude_json(mode: str, workloads: list[Workload]) -> Prelude:
@@ -293,17 +316,48 @@ def prelude_json(mode: str, workloads: list[Workload]) -> Prelude:
     return [{"mode": mode, "workload": workload_to_json(w)} for w in workloads]
 
 
+def repeat_json(times: int = REPEAT_MAX) -> Prelude:
+    """A history that no fixed prelude rebuilds: replay runs the counterexample up to `times` times in one process
+    and reports its first failing run."""
+    return [{"mode": "repeat", "times": times}]
+
+
+def group_json(lanes: Sequence[Workload]) -> Prelude:
+    """A group of schedulers alive at once (a reach tier's): replay runs them all, call by call, and judges each
+    against its run alone; the counterexample is one of the lanes."""
+    return prelude_json("group", list(lanes))
+
+
 def parse_prelude(obj: object) -> tuple[list[Workload], Workload | None]:
     """The workloads to run before (each to completion) and the one to interleave with, from a trace's prelude."""
     before: list[Workload] = []
     beside: Workload | None = None
     for item in obj if isinstance(obj, list) else []:
+        if item.get("mode") in ("repeat", "group"):
+            continue
         w = workload_from_json(item["workload"])
         if item.get("mode") == "interleaved":
             beside = w
         else:
             before.append(w)
     return before, beside
+
+
+def group_of(obj: object) -> list[Workload]:
+    """The lanes of a group prelude (empty without one)."""
+    return [workload_from_json(item["workload"]) for item in (obj if isinstance(obj, list) else [])
+            if item.get("mode") == "group"]
+
+
+def repeats(obj: object) -> int:
+    """How many times a replay may run the counterexample in one process (1 unless its prelude says "repeat")."""
+    for item in obj if isinstance(obj, list) else []:
+        if item.get("mode") == "repeat":
+            times = item.get("times")
+            if type(times) is not int or not 1 <= times <= REPEAT_MAX:
+                raise ValueError(f"prelude 'times' must be an int in 1..{REPEAT_MAX}, got {times!r}")
+            return times
+    return 1
 
 
 def run_prelude(before: list[Workload], factory: Factory) -> None:

@@ -50,7 +50,9 @@ def main(args: argparse.Namespace) -> int:
             workload = with_policy(workload, args.policy)
         prelude = json.loads(Path(args.trace).read_text()).get("prelude")
         parse_prelude(prelude)
-    except (SpecError, KeyError, TypeError, AttributeError) as e:
+        times = history.repeats(prelude)
+        lanes = history.group_of(prelude)
+    except (SpecError, KeyError, TypeError, AttributeError, ValueError) as e:
         print(f"schedcheck: {args.trace}: {e!r}; pass a workload or a trace written by schedcheck check "
               "--trace-dir", file=sys.stderr)
         return EXIT_USAGE
@@ -63,12 +65,22 @@ def main(args: argparse.Namespace) -> int:
     white_box = not args.black_box and probe_white_box(spare) is None  # on a copy of its own, as check probes
     before, beside = parse_prelude(prelude)
     run_prelude(before, factory)  # the earlier instances the finding needs, as recorded by check
-    found = check_workload(workload, factory, white_box)
-    if beside is not None and found.get("hygiene") is None:
-        paired = history.instances(workload, factory, beside)
-        found["hygiene"] = paired[0] if paired else None
-    failures = [(check, f) for check, f in found.items() if f is not None]
+    tried = 0
+    while True:  # more than once only for a history no fixed prelude rebuilds (an id() reused)
+        tried += 1
+        found = check_workload(workload, factory, white_box)
+        if beside is not None and found.get("hygiene") is None:
+            paired = history.instances(workload, factory, beside)
+            found["hygiene"] = paired[0] if paired else None
+        if lanes and found.get("hygiene") is None:  # the whole group the finding needs, alive at once again
+            found["hygiene"] = history.group_finding(lanes, factory)[0]
+        failures = [(check, f) for check, f in found.items() if f is not None]
+        if failures or tried == times:
+            break
     print(f"policy {workload.config.policy}" + ("" if args.policy else " (as the trace records)"))
+    if times > 1:
+        print(f"run {tried} of up to {times} in this process, as the trace's prelude asks"
+              + (": the first that failed" if failures else ": none failed"))
     for check, f in found.items():
         print(f"{check:<13} {'FAIL' if f else 'pass'}" + (f"  [{f.rule}] {f.message}" if f else ""))
     if args.html:

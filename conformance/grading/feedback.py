@@ -22,7 +22,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from conformance.checks.checkers import Finding, expected_trace
-from conformance.checks.history import other_workload, prelude_json
+from conformance.checks.history import REPEAT_MAX, group_json, other_workload, prelude_json, repeat_json
 from conformance.grading.escape import TEXT_LIMIT, cut, json_inert, md, md_block, md_name, visible_json
 from conformance.grading.observe import Case
 from conformance.grading.tables import markdown_table
@@ -65,25 +65,27 @@ def replay_md(command: str | None) -> str:
             f"{md_name(replay_command(command), 600)} there")
 
 
-HISTORY_RUNS = 2  # earlier runs of the same workload an [H.history] replay runs first, as `check`'s longest try
 HISTORY_NOTE = ("hygiene [H.history]: the case failed only after earlier runs in the grading process, and a freshly "
-                "loaded copy passed it; replay runs the same workload twice first, which rebuilds the state it "
-                "needs when that state comes from the same workload, and may pass otherwise (so may the pytest "
-                "file, which runs the case alone): look for state that outlives a Scheduler, such as a module-level "
-                "list, dict or counter")
+                f"loaded copy passed it; replay runs it up to {REPEAT_MAX} times in one process and shows the first "
+                "run that fails, which rebuilds the state it needs when that state comes from the case's own runs (a "
+                "module-level list, dict or counter, or a table keyed by id() whose addresses come back), and may "
+                "pass otherwise (so may the pytest file, which runs the case once): look for state that outlives a "
+                "Scheduler")
 
 
 def replay_json(case: Case, finding: Finding | None) -> dict[str, Any]:
     """The case as a workload file `schedcheck replay FILE p07_scheduler.py` reads, with the first finding; a
     finding of two instances carries the second as its prelude, so replay runs them call by call again, and a
-    finding of process history ([H.history]) the same workload run before it, with a note that says what
-    that can and cannot rebuild."""
+    finding of process history ([H.history]) the case run again and again in one process until it fails, with a
+    note that says what that can and cannot rebuild."""
     found = None if finding is None else visible_json(finding.to_json())  # every string visible and bounded
     extra: dict[str, Any] = {}
-    if finding is not None and finding.rule == "H.instances":
+    if finding is not None and finding.rule == "H.instances" and case.lanes:  # the whole group, alive at once
+        extra = {"prelude": group_json(case.lanes)}
+    elif finding is not None and finding.rule == "H.instances":
         extra = {"prelude": prelude_json("interleaved", [other_workload(case.workload)])}
     elif finding is not None and finding.rule == "H.history":
-        extra = {"prelude": prelude_json("before", [case.workload] * HISTORY_RUNS), "note": HISTORY_NOTE}
+        extra = {"prelude": repeat_json(), "note": HISTORY_NOTE}
     return {"format": "schedcheck/workload", **workload_to_json(case.workload), "finding": found, **extra}
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from conformance.adapters import Factory
 from conformance.beside import OTHER_BASE
 from conformance.checks.checkers import expected_trace
-from conformance.checks.history import other_workload
+from conformance.checks.history import group_of, other_workload, parse_prelude, repeats
 from conformance.drivers import run_workload
 from conformance.reports.report import Counterexample
 from spec.explain import header
@@ -155,7 +155,9 @@ def pytest_file(cx: Counterexample, submission: str, out_dir: Path) -> str:
         lines += ["def sample_t(seq):  # the second instance's model: other tokens, same eos positions",
                   f"    return sample(seq) if len(seq.output) in EOS_AT.get(seq.seq_id, ()) else "
                   f"sample(seq) + {OTHER_BASE}", "", ""]
-    lines.append(f"def test_{cx.finding.check}_{cx.finding.rule.replace('.', '_').lower()}():")
+    name = f"test_{cx.finding.check}_{cx.finding.rule.replace('.', '_').lower()}"
+    runs = history_runs(cx)
+    lines.append("def run_case():" if runs > 1 else f"def {name}():")
     if cx.finding.rule == "H.instances":
         lines.append(_new("t", other.config, "sample_t") + "  # a second instance, another config")
         lanes.append(("t", "seqs_t", expected_trace(other)))
@@ -163,7 +165,19 @@ def pytest_file(cx: Counterexample, submission: str, out_dir: Path) -> str:
     lines += [f"    {seqs} = {{}}" for _, seqs, _ in lanes] + ["    kept = []  # every returned value, re-checked at "
                                                                 "the end"]
     lines += _calls(cx, lanes)
+    if runs > 1:  # the earlier runs in the process are the history the failure needs
+        lines += ["", "", f"def {name}():", f"    for _ in range({runs}):  # one after another, as replay runs it",
+                  "        run_case()"]
     return "\n".join(lines) + "\n"
+
+
+def history_runs(cx: Counterexample) -> int:
+    """How many runs of the case, one after another in one process, its history prelude asks for: the earlier runs
+    of the same workload and the case's own, or the repeat count (1 without such a prelude)."""
+    before, _ = parse_prelude(cx.prelude)
+    if any(w != cx.workload for w in before):
+        return 1
+    return max(len(before) + 1, repeats(cx.prelude))
 
 
 def _new(var: str, c: Any, sample: str) -> str:
@@ -205,15 +219,16 @@ def _calls(cx: Counterexample, lanes: list[tuple[str, str, Any]]) -> list[str]:
     return lines
 
 
-def adapter_pytest_file(cx: Counterexample, out_dir: Path, trace_name: str, target: str, adapter: str) -> str:
-    """A pytest file that replays the trace beside it through the same adapter, as `schedcheck replay` does.
+def adapter_pytest_file(cx: Counterexample, out_dir: Path, trace_name: str, target: str, adapter: str | None) -> str:
+    """A pytest file that replays the trace beside it through the same adapter (or none), as `schedcheck replay`
+    does.
 
     It imports schedcheck (an adapter does too). Paths are kept relative to the file, so the folder can move.
     """
     f = cx.finding
 
-    def where(name: str) -> str:  # a path beside the test file, or the name as given (a module, 'vllm', ...)
-        if not Path(name.partition("?")[0]).exists():
+    def where(name: str | None) -> str:  # a path beside the test file, or the name as given (a module, 'vllm', ...)
+        if name is None or not Path(name.partition("?")[0]).exists():
             return repr(name)
         path, sep, options = name.partition("?")
         rel = os.path.relpath(Path(path).resolve(), out_dir.resolve())
@@ -228,7 +243,7 @@ def adapter_pytest_file(cx: Counterexample, out_dir: Path, trace_name: str, targ
         "import pathlib",
         "",
         "from conformance.adapters import load_target",
-        "from conformance.checks.history import parse_prelude, run_prelude",
+        "from conformance.checks.history import group_finding, group_of, parse_prelude, repeats, run_prelude",
         "from conformance.checks.workload import check_workload, probe_white_box",
         "from spec.trace import load_workload",
         "",
@@ -240,12 +255,17 @@ def adapter_pytest_file(cx: Counterexample, out_dir: Path, trace_name: str, targ
         "",
         f"def test_{f.check}_{f.rule.replace('.', '_').lower()}():",
         "    factory = load_target(TARGET, ADAPTER)",
-        "    before, _ = parse_prelude(json.loads(TRACE.read_text()).get('prelude'))",
+        "    prelude = json.loads(TRACE.read_text()).get('prelude')",
+        "    before, _ = parse_prelude(prelude)",
         "    run_prelude(before, factory)  # the earlier runs the finding needs, as recorded",
         "    white_box = probe_white_box(load_target(TARGET, ADAPTER)) is None  # on a copy of its own, as check",
-        "    found = check_workload(load_workload(str(TRACE)), factory, white_box)",
-        "    failures = [f'{check}: [{x.rule}] {x.message}' for check, x in found.items() if x is not None]",
-        "    assert not failures, failures",
+        "    for _ in range(repeats(prelude)):  # more than once only when no fixed history rebuilds the state",
+        "        found = check_workload(load_workload(str(TRACE)), factory, white_box)",
+        "        failures = [f'{check}: [{x.rule}] {x.message}' for check, x in found.items() if x is not None]",
+        "        assert not failures, failures",
+        "    lanes = group_of(prelude)  # schedulers alive at once that the finding needs, if any",
+        "    found = group_finding(lanes, factory)[0] if lanes else None",
+        "    assert found is None, found.message",
         ""])
 
 
@@ -259,7 +279,7 @@ def write_all(cx: Counterexample, index: int, out_dir: Path, submission: str | N
     paths[0].write_text(json.dumps(trace_json(cx), indent=2, sort_keys=True) + "\n")
     if submission is None:
         return paths
-    if adapter is not None:
+    if adapter is not None or group_of(cx.prelude):  # a group of hundreds of instances: replayed, not spelled out
         paths.append(out_dir / f"{stem}_test.py")
         paths[1].write_text(adapter_pytest_file(cx, out_dir, paths[0].name, submission, adapter))
     elif submission.endswith(".py") and Path(submission).is_file():

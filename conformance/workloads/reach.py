@@ -49,7 +49,7 @@ from functools import lru_cache
 from conformance.workloads.hashes import COLLISION_BITS, HASHES, colliding_pair
 from spec.feasible import ample_num_blocks, tightest_num_blocks
 from spec.model import Config
-from spec.trace import Request, Workload, make_workload
+from spec.trace import Request, Workload, make_workload, with_policy
 
 TIERS = ("quick", "default", "thorough")
 TAG = "reach"
@@ -266,6 +266,15 @@ def lane(i: int) -> Workload:
 def group(size: int) -> Case:
     """`size` schedulers created one after another and alive at once, each with its own config."""
     return Case(f"instances-{size}-alive", tuple(lane(i) for i in range(size)))
+
+
+def group_lanes(source: str, policy: str) -> tuple[Workload, ...]:
+    """The lanes of the group a finding's source names (``reach/instances-N-alive``) under `policy`, or () when
+    the source is no group: a finding of a group needs the whole group to show again."""
+    for size in (QUICK_GROUP, DEFAULT_GROUP):
+        if source == f"{TAG}/instances-{size}-alive":
+            return tuple(with_policy(w, policy) for w in group(size).workloads)
+    return ()
 
 
 # --- tiers ----------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ class Claim:
     name: str
     text: str
     product: bool = False  # needs a second run with ample num_blocks
+    slots: int = 2  # the fewest requests at which its antecedent meets every kind of step (reach.py): its least N
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +82,17 @@ CLAIMS: tuple[Claim, ...] = (
                 "admitted again), and update() leaves it unchanged"),
     Claim("BO", "the batch lists the running sequences phase 1 kept, in running order, then the admitted ones in "
                 "the order of waiting after phase 1"),
-)
+    Claim("CH", "each sequence schedule() runs gets n = min(tokens left to compute, budget left), the budget spent "
+                "in the order of running after it"),
+    Claim("AD", "phase 2 stops admitting only at a gate: after schedule(), waiting is empty or its head is held by "
+                "the budget, max_num_seqs or the free blocks for its chunk (vllm-v1: also for its whole sequence, or "
+                "a preemption in the step)", slots=3),  # a sequence left waiting beside a readmitted one, or two
+)                                                          # that finish, needs three requests
+
+
+def at_least(bounds: Bounds, name: str) -> Bounds:
+    """`bounds` with at least as many request slots as claim `name` needs to say something of every kind."""
+    return replace(bounds, slots=max(bounds.slots, BY_NAME[name].slots))
 BY_NAME = {claim.name: claim for claim in CLAIMS}
 
 
@@ -115,6 +126,10 @@ def broken_at(name: str, run: Run, ample: Run | None) -> Callable[[int], z3.Bool
             return c.bad_preemptions(run, k)
         if name == "BO":
             return c.bad_batch_order(run, k)
+        if name == "CH":
+            return c.bad_chunks(run, k)
+        if name == "AD":
+            return c.bad_admission(run, k)
         raise ValueError(f"unknown claim {name!r}; known: {', '.join(BY_NAME)}")
     return bad
 

@@ -214,3 +214,42 @@ def bad_batch_order(run: Run, k: int) -> z3.BoolRef:
                 first = z3.Or(group[x] < group[y], z3.And(group[x] == group[y], pos[x] < pos[y]))
                 out.append(z3.And(mid.times[x] > 0, mid.times[y] > 0, (mid.order[x] < mid.order[y]) != first))
     return z3.Or(*out)
+
+
+# --- how much runs and who is admitted: CH and AD -----------------------------------------------------------
+
+
+def bad_chunks(run: Run, k: int) -> z3.BoolRef:
+    """CH fails at step k: a sequence running after schedule(), with every one before it in running order in the
+    batch, runs other than min(tokens left to compute, the budget those before it left)."""
+    mid, x, n = run.mid[k], run.x, run.b.slots
+    running = [mid.status[j] == RUNNING for j in range(n)]
+    pos = [position(mid, j) for j in range(n)]
+    out = []
+    for j in range(n):
+        earlier = [z3.And(running[i], pos[i] < pos[j]) for i in range(n) if i != j]
+        others = [i for i in range(n) if i != j]
+        spent = _sum([z3.If(e, mid.sched[i], num(0)) for e, i in zip(earlier, others, strict=True)])
+        all_in = z3.And(*[z3.Implies(e, mid.times[i] > 0) for e, i in zip(earlier, others, strict=True)])
+        left, tokens = x.budget - spent, x.prompt_len[j] + mid.out[j] - mid.computed[j]
+        want = z3.If(tokens < left, tokens, left)
+        out.append(z3.And(running[j], all_in, mid.times[j] > 0, mid.sched[j] != want))
+    return z3.Or(*out)
+
+
+def bad_admission(run: Run, k: int) -> z3.BoolRef:
+    """AD fails at step k: after schedule() the head of waiting is held by no gate: budget is left, a seat of
+    max_num_seqs is free and the blocks for its chunk are free (under vllm-v1 also those for its whole sequence,
+    and the step preempted nobody)."""
+    pre, mid, x, n = run.pre[k], run.mid[k], run.x, run.b.slots
+    head = pick_at(mid, mid.r)
+
+    def of_head(values: tuple[Term, ...]) -> Term:
+        return _sum([z3.If(head == j, values[j], num(0)) for j in range(n)])
+    left, free = x.budget - _sum(list(mid.sched)), x.num_blocks - mid.used
+    tokens, computed, blocks = of_head(x.prompt_len) + of_head(mid.out), of_head(mid.computed), of_head(mid.blocks)
+    chunk = z3.If(tokens - computed < left, tokens - computed, left)
+    held = [left <= 0, mid.r >= x.max_num_seqs, run.bf(computed + chunk) - blocks > free]
+    if run.b.policy == "vllm-v1":
+        held += [run.bf(tokens) - blocks > free, mid.preemptions > pre.preemptions]
+    return z3.And(mid.w > 0, z3.Not(z3.Or(*held)))

@@ -39,7 +39,7 @@ from spec.feasible import liveness_bound
 from spec.model import Seq, State, Status
 from spec.trace import Request, Workload
 
-STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FB", "FC", "NP", "BO")
+STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FB", "FC", "NP", "BO", "CH", "AD")
 RUN_CLAIMS = ("OUT", "LIVE")
 JUDGED = STEP_CLAIMS + RUN_CLAIMS
 ELSEWHERE = {"FA": "a flag of the encoding, compared with the spec's P1.budget events on drawn states",
@@ -218,8 +218,10 @@ def judge(module: str, w: Workload, tight: tuple[Step, ...], roomy: tuple[Step, 
     for s in tight[:b.steps]:
         if s.error is not None:
             break
+        twice = len({seq_id for seq_id, _ in s.batch}) < len(s.batch)  # a Snap holds one entry per slot
         for name, statement in said_by_statements(s, before, requests).items():
-            tally.judge(module, w, name, s.step, said[(name, s.step)], statement)
+            if not twice or name in WELL_FORMED["a batch entry twice"]:
+                tally.judge(module, w, name, s.step, said[(name, s.step)], statement)
         before = s.after_update
     if any(s.error is not None for s in tight[:b.steps] + roomy[:b.steps]):
         return

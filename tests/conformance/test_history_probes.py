@@ -3,6 +3,7 @@ planted in a small submission written here, passes impl, the spec and the refere
 counterexample replays in a fresh process."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -159,3 +160,66 @@ def test_a_history_dependent_counterexample_carries_its_prelude_and_replays_in_a
     del bare["prelude"]  # without its history the same workload's first run follows the spec
     (tmp_path / "bare.json").write_text(json.dumps(bare))
     assert replay(tmp_path / "bare.json", fault)[1] == "differential  pass"
+
+
+def test_state_keyed_by_id_replays_in_a_fresh_process_by_running_the_case_until_it_fails(tmp_path):
+    """A registry keyed by id(self) (tests/conformance/unseen: impl_registry_by_id): a new instance inherits the
+    ids of a freed one only when the allocator gives it the same address, after no fixed count of earlier runs.
+    The counterexample asks replay to run it until it fails (at most REPEAT_MAX times), and replay and the
+    pytest file, each in a fresh process, fail; the correct impl passes both."""
+    from conformance.reports.traces import write_all
+    from tests.conformance.unseen.planted import source
+
+    fault = tmp_path / "registry.py"
+    fault.write_text(source("impl_registry_by_id"))
+    report = run(str(fault), Profile("tiny", None, 3, 2, 5), families=("counterexamples",))
+    cx = report.checks["hygiene"].counterexample
+    assert cx is not None and cx.finding.rule == "H.history", report.summary()
+    assert cx.prelude == [{"mode": "repeat", "times": 256}]
+    trace, test_file = write_all(cx, 1, tmp_path / "t", str(fault))
+    done = subprocess.run([sys.executable, "-m", "conformance", "replay", str(trace), str(fault)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "the first that failed" in done.stdout, done.stdout + done.stderr
+    assert replay(trace, "impl")[0] == 0
+    pytest_run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)]
+    failed = subprocess.run(pytest_run, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1 and "already added" in failed.stdout, failed.stdout
+    ok = tmp_path / "ok.py"
+    ok.write_text((ROOT / "impl" / "scheduler.py").read_text())
+    passed = subprocess.run(pytest_run, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "SCHEDCHECK_SUBMISSION": str(ok)})
+    assert passed.returncode == 0, passed.stdout
+
+
+def test_a_finding_of_schedulers_alive_at_once_is_confirmed_and_replayed_with_the_whole_group(tmp_path):
+    """Arenas shared past 256 instances (tests/conformance/unseen: impl_instance_arenas): the finding needs the
+    257 schedulers of the group alive at once. A fresh copy confirms it by running the group again (not the lane
+    alone, which passes, and once made the finding [H.history] with no replay), and the trace's prelude is the
+    group, so replay and the pytest file fail in a fresh process; impl passes both."""
+    from conformance.checks.diagnosis import history_prelude
+    from conformance.checks.fresh import Fresh
+    from conformance.checks.history import group_finding
+    from conformance.reports.report import Counterexample
+    from conformance.reports.traces import write_all
+    from conformance.workloads.reach import group_lanes
+    from tests.conformance.unseen.planted import source
+
+    fault = tmp_path / "arenas.py"
+    fault.write_text(source("impl_instance_arenas"))
+    lanes = list(group_lanes("reach/instances-257-alive", "p07"))
+    finding, lane = group_finding(lanes, load_target(str(fault)))
+    assert finding is not None and finding.rule == "H.instances"
+    confirmed = Fresh.of(str(fault), None, False).confirm("hygiene", lane, finding, "reach/instances-257-alive")
+    assert confirmed is not None and confirmed.rule == "H.instances"
+    cx = Counterexample("hygiene", finding, lane, "reach/instances-257-alive")
+    prelude, note = history_prelude(str(fault), None, cx, False)
+    assert note is None and prelude is not None and [p["mode"] for p in prelude] == ["group"] * 257
+    trace, test_file = write_all(Counterexample("hygiene", finding, lane, cx.source, prelude), 1, tmp_path / "t",
+                                 str(fault))
+    done = subprocess.run([sys.executable, "-m", "conformance", "replay", str(trace), str(fault)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "257 schedulers alive at once" in done.stdout, done.stdout + done.stderr
+    assert replay(trace, "impl")[0] == 0
+    failed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert failed.returncode == 1 and "257 schedulers alive at once" in failed.stdout, failed.stdout

@@ -35,3 +35,17 @@ def test_live_as_drained_by_the_bound_alone_is_vacuous_at_k_3(monkeypatch):
 def test_the_kinds_are_the_validation_quotas_kinds():
     from spec.bounded import quotas
     assert set(reach.KINDS) == set(quotas.KINDS) | {k for kinds in quotas.POLICY_KINDS.values() for k in kinds}
+
+
+@pytest.mark.long
+def test_ad_is_vacuous_for_readmissions_at_two_requests_and_reached_at_its_own_three(monkeypatch):
+    """AD's antecedent (a sequence waits after schedule()) beside a readmission needs a third request: at N=2 the
+    row fails on it, which is why AD states slots=3 and `prove --quick` checks it there."""
+    from dataclasses import replace
+
+    from spec.bounded import checks
+    monkeypatch.setattr(reach, "KINDS", {k: reach.KINDS[k] for k in ("readmit", "preempt")})
+    at_two = reach.reach(QUICK, ("AD",), ends=False)
+    at_three = reach.reach(checks.at_least(QUICK, "AD"), ("AD",), ends=False)
+    assert at_two["verdict"] == "vacuous" and at_two["premises"]["AD"]["readmit"] == "unsat", at_two
+    assert at_three["verdict"] == "reached" and checks.at_least(QUICK, "AD") == replace(QUICK, slots=3), at_three

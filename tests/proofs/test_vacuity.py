@@ -58,6 +58,13 @@ PLANTS: dict[str, tuple[types.ModuleType, str, str, str]] = {
                                                       "        if q.num_computed > 1:", "spec.rules"),
     "the statement of NP with <": (execute, "    if grew != reset:", "    if grew < reset:",
                                    "self_preemption_counted_twice"),
+    "CH lets a chunk fall short": (claims, "mid.times[j] > 0, mid.sched[j] != want))",
+                                   "mid.times[j] > 0, mid.sched[j] > want))", "spec.rules"),
+    "AD without the seats' gate": (claims, "held = [left <= 0, mid.r >= x.max_num_seqs, ",
+                                   "held = [left <= 0, ", "spec.rules"),
+    "the statement of AD without the blocks' gate": (
+        execute, "            or -(-(head.num_computed + n) // c.block_size) - head.num_blocks > free)",
+        "            )", "spec.rules"),
 }
 DEFAULT = ("NP != made <", "I1 without blocks_used <= num_blocks", "the statement of I3 lets waiting keep a token")
 
