@@ -136,7 +136,8 @@ GUARD_FAULTS: tuple[Fault, ...] = (
 GUARDS: dict[str, Fault] = {f.name: f for f in GUARD_FAULTS}
 
 # Faults that are no catalog bug, there so that the claims on what the validation compares beyond the invariants
-# (num_preemptions, the order of the batch, the order of finishing: NP, BO, FIN) can each fail.
+# (num_preemptions, the order of the batch, the order of finishing: NP, BO, FIN) and what the sampler is handed
+# (SA) can each fail.
 OBSERVABLE_FAULTS: tuple[Fault, ...] = (
     Fault("self_preemption_counted_twice", "phase1_running", (
         Edit("            if victim.seq_id == seq.seq_id:\n",
@@ -148,6 +149,8 @@ OBSERVABLE_FAULTS: tuple[Fault, ...] = (
         Edit("    state = replace(state, pending=None)\n",
              "    new = sorted(state.finished[finished_before:], key=lambda q: q.output[-1] != state.config.eos)\n"
              "    state = replace(state, pending=None, finished=state.finished[:finished_before] + tuple(new))\n"),)),
+    Fault("sampler_sees_last_token", "apply_one", (  # a context window of one token
+        Edit("    token = sample(seq_id, seq.output)\n", "    token = sample(seq_id, seq.output[-1:])\n"),)),
 )
 OBSERVABLE: dict[str, Fault] = {f.name: f for f in OBSERVABLE_FAULTS}
 

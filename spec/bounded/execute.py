@@ -23,7 +23,7 @@ from spec.rules import peak_blocks
 from spec.trace import Request, SampleRule, Workload
 
 EOS = 0
-STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "CH", "AD")
+STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "SA", "CH", "AD")
 RUN_CLAIMS = ("OUT", "LIVE")
 
 
@@ -59,25 +59,37 @@ class Step:
     finished: tuple[str, ...]
     after_update: State
     error: str | None = None  # what the module raised in this step, if anything
+    seen: tuple[int, ...] = ()  # len(output) handed to the sampler, per sample call (as `tokens`)
 
 
-def run(rules: types.ModuleType, workload: Workload, max_steps: int, draws: Draws | None = None) -> tuple[Step, ...]:
-    """Run `workload` on `rules` for at most `max_steps` steps (a faulty module may never drain)."""
+def run(rules: types.ModuleType, workload: Workload, max_steps: int, draws: Draws | None = None,
+        start: State | None = None) -> tuple[Step, ...]:
+    """Run `workload` on `rules` for at most `max_steps` steps (a faulty module may never drain), from the
+    module's initial state or from `start` (its sequences count as arrived; `draws` should know their draws)."""
     sample = draws_for(workload) if draws is None else draws
-    state: State = rules.initial_state(workload.config)
+    state: State = rules.initial_state(workload.config) if start is None else start
     steps: list[Step] = []
     run_steps: Steps[Request] = Steps(workload.requests, lambda r: r.arrival, lambda r: r.seq_id, max_steps)
-    arrived: set[str] = set()
+    arrived = {q.seq_id for q in state.waiting + state.running}
+    run_steps.unfinished.update(arrived)
     for k, arrivals in run_steps:
-        for r in arrivals:
-            state = rules.add(state, r.seq_id, r.prompt_len, r.max_tokens)
-            arrived.add(r.seq_id)
+        before = state
+        try:
+            for r in arrivals:
+                state = rules.add(state, r.seq_id, r.prompt_len, r.max_tokens)
+                arrived.add(r.seq_id)
+        except Exception as e:  # a faulty module may refuse a request the rules take: a finding too
+            steps.append(Step(k, before, (), (), before, (), (), before, f"add({r.seq_id!r}) raised {e!r}"))
+            break
         before = state
         drawn: list[tuple[str, int]] = []
+        seen: list[int] = []
 
-        def recording(seq_id: str, output: tuple[int, ...], drawn: list[tuple[str, int]] = drawn) -> int:
+        def recording(seq_id: str, output: tuple[int, ...], drawn: list[tuple[str, int]] = drawn,
+                      seen: list[int] = seen) -> int:
             token = sample(seq_id, output)
             drawn.append((seq_id, token))
+            seen.append(len(output))
             return token
         try:
             mid, batch, events = rules.schedule_explained(state)
@@ -87,9 +99,11 @@ def run(rules: types.ModuleType, workload: Workload, max_steps: int, draws: Draw
         try:
             state, done, _ = rules.update_explained(mid, recording)
         except Exception as e:
-            steps.append(Step(k, before, batch, events, mid, tuple(drawn), (), mid, f"update() raised {e!r}"))
+            steps.append(Step(k, before, batch, events, mid, tuple(drawn), (), mid, f"update() raised {e!r}",
+                              tuple(seen)))
             break
-        steps.append(Step(k, before, batch, events, mid, tuple(drawn), tuple(q.seq_id for q in done), state))
+        steps.append(Step(k, before, batch, events, mid, tuple(drawn), tuple(q.seq_id for q in done), state,
+                          None, tuple(seen)))
         # a faulty module may lose a sequence from every queue: the run ends when none is left to schedule
         run_steps.finished(arrived - {q.seq_id for q in state.waiting + state.running})
     return tuple(steps)
@@ -139,8 +153,9 @@ def bo_broken(s: Step) -> str | None:
 
 
 def fin_broken(s: Step) -> str | None:
-    """FIN: update() appends the sequences it finishes to finished in batch order, keeps the earlier ones as they
-    were, and returns exactly those it appended, in that order."""
+    """FIN: update() finishes exactly the sequences it samples whose output reaches max_tokens or whose new token is
+    eos, appends them to finished in batch order, keeps the earlier ones as they were, and returns exactly those
+    it appended, in that order."""
     before, after = s.after_schedule.finished, s.after_update.finished
     new = [q.seq_id for q in after[len(before):]]
     in_batch = [i for i, _ in s.batch if i in new]
@@ -148,6 +163,30 @@ def fin_broken(s: Step) -> str | None:
         return "update() changed the sequences finished before it"
     if new != in_batch or list(s.finished) != new:
         return f"finished {new} and returned {list(s.finished)}, in batch order {in_batch}"
+    eos, now = s.before.config.eos, s.after_update.by_id()
+    sampled = {seq_id: token for seq_id, token in s.tokens}
+    for seq_id in new:
+        if seq_id not in sampled:
+            return f"{seq_id} finished without sampling a token"
+    for seq_id, token in sampled.items():
+        q = now.get(seq_id)
+        if q is None:
+            continue  # lost from every queue: I4 says so
+        due = len(q.output) >= q.max_tokens or (eos is not None and token == eos)
+        if (seq_id in new) != due:
+            return (f"{seq_id} {'finished' if seq_id in new else 'did not finish'} with {len(q.output)} of "
+                    f"max_tokens {q.max_tokens} tokens, the last {token} (eos {eos})")
+    return None
+
+
+def sa_broken(s: Step) -> str | None:
+    """SA: update() hands the sampler each sequence's whole output (as it was after schedule()): a model conditions
+    on all of it. The proofs' sampler counts draws and never reads the output, so no other claim sees a cut one."""
+    had = s.after_schedule.by_id()
+    for (seq_id, _), length in zip(s.tokens, s.seen, strict=False):
+        q = had.get(seq_id)
+        if q is not None and length != len(q.output):
+            return f"sample({seq_id!r}, output) was handed {length} tokens of its output of {len(q.output)}"
     return None
 
 
@@ -210,8 +249,8 @@ def step_violations(s: Step) -> dict[str, list[str]]:
             add("FC", f"{q.seq_id} is not running[-1] and has {q.remaining} tokens left")
     for m in fd_broken(s.events):
         add("FD", m)
-    for claim, broken in (("NP", np_broken), ("BO", bo_broken), ("FIN", fin_broken), ("CH", ch_broken),
-                          ("AD", ad_broken)):
+    for claim, broken in (("NP", np_broken), ("BO", bo_broken), ("FIN", fin_broken), ("SA", sa_broken),
+                          ("CH", ch_broken), ("AD", ad_broken)):
         found = broken(s)
         if found is not None:
             add(claim, found)

@@ -29,8 +29,8 @@ from spec.model import DEFAULT_POLICY, Batch, Config, State
 from spec.trace import Request
 
 Key = tuple[object, ...]
-CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "CH", "AD", "OUT", "LIVE",
-          "deadlock", "crash", "protocol")
+CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "SA", "CH", "AD", "OUT",
+          "LIVE", "deadlock", "crash", "protocol")
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,11 +164,13 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
                 draws = Draws(bases, eos, {names[j]: node.counts[j] for j in range(n)})
                 label = f"+{more} arrive, schedule {dict(batch)}, eos for {sorted(flagged)}"
                 tokens: list[tuple[str, int]] = []
+                seen: list[int] = []
 
                 def recording(seq_id: str, output: tuple[int, ...], draws: Draws = draws,
-                              tokens: list[tuple[str, int]] = tokens) -> int:
+                              tokens: list[tuple[str, int]] = tokens, seen: list[int] = seen) -> int:
                     token = draws(seq_id, output)
                     tokens.append((seq_id, token))
+                    seen.append(len(output))
                     return token
                 error = None
                 try:
@@ -176,7 +178,7 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
                 except Exception as e:
                     after, done, error = mid, (), f"update() raised {e!r}"
                 bad = step_violations(Step(k, s, batch, events, mid, tuple(tokens), tuple(q.seq_id for q in done),
-                                           after, error))
+                                           after, error, tuple(seen)))
                 for claim in CLAIMS:
                     if bad.get(claim) and (r := found(claim, bad[claim][0], key, label, k)):
                         return r

@@ -16,19 +16,28 @@ both sides of each threshold, and every claim judges every step; OUT and LIVE ju
   size and the budget (a chunk of exactly v, a sequence across a block boundary), as a cache of v blocks that
   fills exactly with a request waiting behind it, and as a budget spent exactly by two prompts.
 - preemptions: one sequence decoding inside a single block while another, admitted with a chunk of one block,
-  cannot grow and preempts itself every step, and is admitted again the same step: num_preemptions passes 2**k.
+  cannot grow and preempts itself every step, and is admitted again the same step: num_preemptions passes 2**k;
+  the same behind 2**k - 1, 2**k and 2**k + 1 waiting requests, so that each preemption puts the victim at the
+  head of a queue that long (its first steps only: the queue then drains one at a time).
+- states a long run would reach, started from directly (a run of 2**16 preemptions or of a 2**16-token output
+  costs minutes): num_preemptions at 2**k - 2 before the preemptions above, for every width; and a sequence
+  whose output is 2**k - 2 tokens long, decoding past 2**k to finish at 2**k + 2 (k = 8, 15, 16).
+
+Every run stops at a cap (``step_cap``, far past the steps a correct run takes), so a rule that makes a run
+endless fails the row instead of hanging it; a module that raises (in add() too) fails it on `crash`.
 """
 
 from __future__ import annotations
 
 import time
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import spec.rules
-from spec.bounded.execute import live_broken, run, run_violations, step_violations
+from spec.bounded.execute import Draws, Step, ample, live_broken, outputs, run, step_violations
 from spec.feasible import ample_num_blocks, liveness_bound
-from spec.model import DEFAULT_POLICY, Config
+from spec.model import DEFAULT_POLICY, Config, Seq, State, Status
+from spec.rules import blocks_for
 from spec.trace import Request, Workload, make_workload
 
 
@@ -41,6 +50,22 @@ class Tier:
     crowd_bits: tuple[int, ...]
     number_bits: tuple[int, ...]
     preemption_bits: tuple[int, ...]
+    output_bits: tuple[int, ...] = (8, 15, 16)  # outputs past 2**k (int16, uint16)
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """One run of the row: `workload` from the initial state, or from `start` (a state a long run reaches), for
+    at most `steps` steps (None: until it drains, within step_cap)."""
+
+    workload: Workload
+    start: State | None = None
+    steps: int | None = None
+
+    def requests(self) -> tuple[Request, ...]:
+        """Every request of the run: the start state's sequences (as arrived at step 1), then the workload's."""
+        held = self.start.waiting + self.start.running if self.start is not None else ()
+        return tuple(Request(q.seq_id, q.prompt_len, q.max_tokens, 1) for q in held) + self.workload.requests
 
 
 # quick: crowds past 256 and 1024, every integer width, 257 preemptions (about 4 s); full adds a crowd of 2**11 + 2
@@ -78,55 +103,114 @@ def thrash(p: int, policy: str) -> Workload:
     return make_workload(Config(2, size, 2, size + 1, 0, policy), requests)
 
 
-def workloads(tier: Tier, policy: str = DEFAULT_POLICY) -> tuple[Workload, ...]:
-    """The tier's workloads, cheapest kind first."""
-    out: list[Workload] = []
+def queued_thrash(waiting: int, policy: str) -> Workload:
+    """thrash(3) with `waiting` one-token requests behind: each preemption puts the victim at the head of them."""
+    base = thrash(3, policy)
+    requests = base.requests + tuple(Request(f"q{i}", 1, 1, 1) for i in range(waiting))
+    return make_workload(base.config, requests)
+
+
+def long_output(length: int, policy: str) -> Probe:
+    """A state a run of `length` decode steps reaches: `long` running with an output of `length` tokens (drawn by
+    the proofs' sampler: base + d), 4 tokens from its max_tokens; a short request arrives beside it."""
+    size = 16
+    config = Config(-(-(length + 4) // size) + 2, size, 2, 4, 0, policy)
+    long = Seq("long", 1, length + 4, tuple(100 + d for d in range(length)), length, blocks_for(size, length),
+               Status.RUNNING)
+    start = replace(spec.rules.initial_state(config), running=(long,), blocks_used=long.num_blocks)
+    return Probe(make_workload(config, [Request("b", 1, 2, 1)], base={"b": 200}), start)
+
+
+def workloads(tier: Tier, policy: str = DEFAULT_POLICY) -> tuple[Probe, ...]:
+    """The tier's runs, cheapest kind first."""
+    out: list[Probe] = []
     for k in tier.number_bits:
         for v in around(k):
-            out.extend(numbers(v, policy))
+            out.extend(Probe(w) for w in numbers(v, policy))
+        out.append(Probe(thrash(4, policy), replace(spec.rules.initial_state(thrash(4, policy).config),
+                                                    num_preemptions=2**k - 2)))
+    out.extend(long_output(2**k - 2, policy) for k in tier.output_bits)
     for k in tier.crowd_bits:
         for m in around(k):
-            out.extend((crowd(m, m + 1, policy), crowd(m, m, policy)))
-    out.extend(thrash(p, policy) for k in tier.preemption_bits for p in around(k))
+            out.extend((Probe(crowd(m, m + 1, policy)), Probe(crowd(m, m, policy)),
+                        Probe(queued_thrash(m, policy), steps=8)))
+    out.extend(Probe(thrash(p, policy)) for k in tier.preemption_bits for p in around(k))
     return tuple(out)
 
 
-def judged(rules: types.ModuleType, workload: Workload) -> tuple[int, int, dict[str, list[str]]]:
-    """Every claim broken on a run of `workload` on `rules`: its steps, preemptions, and messages by claim."""
-    bound = liveness_bound(workload.requests)
-    steps = run(rules, workload, bound)
+def step_cap(probe: Probe) -> int:
+    """The most steps a run of the row may take: its own limit, or four times the steps of its requests run one
+    after another without preemption, plus 64 (a correct run of every probe here takes far fewer; the liveness
+    bound, the sum of every token, is out of reach for prompts of 2**64)."""
+    if probe.steps is not None:
+        return probe.steps
+    c = probe.workload.config
+    alone = sum(-(-r.prompt_len // c.max_num_batched_tokens) + r.max_tokens for r in probe.requests())
+    last = max((r.arrival for r in probe.workload.requests), default=1)
+    return min(liveness_bound(probe.requests()), 4 * alone + last + 64)
+
+
+def judged(rules: types.ModuleType, probe: Probe) -> tuple[int, int, dict[str, list[str]]]:
+    """Every claim broken on a run of `probe` on `rules`: its steps, its preemptions, and messages by claim."""
+    w, cap, requests = probe.workload, step_cap(probe), probe.requests()
+    held = probe.start.waiting + probe.start.running if probe.start is not None else ()
+    draws = Draws(dict(w.sample.base) | {q.seq_id: 100 for q in held}, dict(w.sample.eos_at),
+                  {q.seq_id: len(q.output) for q in held})
+    steps = run(rules, w, cap, draws, probe.start)
     out: dict[str, list[str]] = {}
-    before = rules.initial_state(workload.config)
+    before = probe.start if probe.start is not None else rules.initial_state(w.config)
     for s in steps:
         for claim, found in step_violations(s).items():
             out.setdefault(claim, []).extend(found)
-        live = live_broken(before, s, workload.requests) if s.error is None else None
+        live = live_broken(before, s, requests) if s.error is None else None
         if live is not None:
             out.setdefault("LIVE", []).append(live)
         before = s.after_update
-    for claim, found in run_violations(rules, workload, bound).items():
-        out.setdefault(claim, []).extend(found)
-    return len(steps), steps[-1].after_update.num_preemptions if steps else 0, out
+    if probe.steps is None and not any(s.error for s in steps):
+        out.update(whole_run(rules, probe, steps, cap))
+    return len(steps), steps[-1].after_update.num_preemptions - before_run(probe, rules) if steps else 0, out
+
+
+def before_run(probe: Probe, rules: types.ModuleType) -> int:
+    """num_preemptions before the run (a start state's counter)."""
+    return (probe.start if probe.start is not None else rules.initial_state(probe.workload.config)).num_preemptions
+
+
+def whole_run(rules: types.ModuleType, probe: Probe, steps: tuple[Step, ...], cap: int) -> dict[str, list[str]]:
+    """LIVE's drain within the row's cap, and OUT against the same workload on an ample cache (from the initial
+    state only: a start state has no unpreempted twin)."""
+    last = steps[-1].after_update if steps else None
+    if last is not None and (last.waiting or last.running):
+        return {"LIVE": [f"not drained within {cap} steps, four times those of its requests run one after another"]}
+    if probe.start is not None:
+        return {}
+    a, b = outputs(steps), outputs(run(rules, ample(probe.workload), cap))
+    diff = [f"{i}: {list(a[i])} with preemption, {list(b[i])} without" for i in sorted(a.keys() & b.keys())
+            if a[i] != b[i]]
+    return {"OUT": diff} if diff else {}
 
 
 def scale_row(tier: Tier = QUICK, rules: types.ModuleType = spec.rules,
               policy: str = DEFAULT_POLICY) -> dict[str, object]:
-    """The row `claims at scale`: the first claim broken on the tier's workloads, if any."""
+    """The row `claims at scale`: the first claim broken on the tier's runs, if any."""
     t = time.perf_counter()
     first, runs, steps, most = None, 0, 0, 0
-    for w in workloads(tier, policy):
-        n, preemptions, broken = judged(rules, w)
+    probes = workloads(tier, policy)
+    for probe in probes:
+        n, preemptions, broken = judged(rules, probe)
         runs, steps, most = runs + 1, steps + n, max(most, preemptions)
         if broken:
             claim, messages = next(iter(broken.items()))
-            c = w.config
-            first = (f"{claim} on {len(w.requests)} requests, num_blocks {c.num_blocks}, block_size {c.block_size}, "
-                     f"max_num_seqs {c.max_num_seqs}, budget {c.max_num_batched_tokens}: {messages[0]}")
+            c = probe.workload.config
+            start = " from a start state" if probe.start is not None else ""
+            first = (f"{claim} on {len(probe.requests())} requests{start}, num_blocks {c.num_blocks}, block_size "
+                     f"{c.block_size}, max_num_seqs {c.max_num_seqs}, budget {c.max_num_batched_tokens}: "
+                     f"{messages[0]}")
             break
     return {"claim": "claims at scale", "kind": "scale", "workloads": runs, "steps": steps,
-            "largest": {"in_flight": max(len(w.requests) for w in workloads(tier, policy)),
-                        "number": f"2^{max(tier.number_bits)}+1", "preemptions": most},
+            "largest": {"in_flight": max(len(p.requests()) for p in probes), "number": f"2^{max(tier.number_bits)}+1",
+                        "preemptions": most, "output": 2**max(tier.output_bits) + 2},
             "tier": {"crowd_bits": list(tier.crowd_bits), "number_bits": list(tier.number_bits),
-                     "preemption_bits": list(tier.preemption_bits)},
+                     "preemption_bits": list(tier.preemption_bits), "output_bits": list(tier.output_bits)},
             "verdict": "disagree" if first else "agree", "first_difference": first,
             "seconds": round(time.perf_counter() - t, 2)}

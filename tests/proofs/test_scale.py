@@ -33,10 +33,31 @@ AT_THE_THRESHOLDS: dict[str, tuple[tuple[Edit, ...], str, scale.Tier]] = {
                                     "CH", scale.Tier((7,), (8, 15, 29), (7,))),
     "num_preemptions kept in a byte": ((Edit("        num_preemptions=state.num_preemptions + 1,",
                                              "        num_preemptions=(state.num_preemptions + 1) % 256,"),),
-                                       "NP", scale.Tier((7,), _SMALL, (7,))),
+                                       "NP", scale.Tier((7,), (7,), (7,))),
     "blocks counted through a float": ((Edit("    return -(-tokens // block_size)",
                                              "    return -int(-tokens // float(block_size))"),),
                                        "I1", scale.Tier((7,), (8, 15, 31, 50), (7,))),
+    # found by an outside attack on the row's first version: a counter, an output and a queue grow by one per step or
+    # event, so their thresholds are reached from a start state (or behind a queue), not by a workload's sizes
+    "num_preemptions kept in 16 bits": ((Edit("        num_preemptions=state.num_preemptions + 1,",
+                                              "        num_preemptions=(state.num_preemptions + 1) & 0xFFFF,"),),
+                                        "NP", scale.Tier((7,), _SMALL, (7,))),
+    "the sampler handed the last 2**15 tokens": ((Edit("    token = sample(seq_id, seq.output)\n",
+                                                       "    token = sample(seq_id, seq.output[-2**15:])\n"),),
+                                                 "SA", scale.Tier((7,), _SMALL, (7,), output_bits=(8, 14))),
+    "max_tokens clamped to 2**16": ((Edit("len(seq.output) >= seq.max_tokens:",
+                                          "len(seq.output) >= min(seq.max_tokens, 2**16):"),),
+                                    "FIN", scale.Tier((7,), _SMALL, (7,), output_bits=(8, 15))),
+    "waiting cut to 1024 on a preemption": ((Edit("        waiting=(requeued,) + state.waiting,",
+                                                  "        waiting=((requeued,) + state.waiting)[:1024],"),),
+                                            "I4", scale.Tier((7, 8, 9), _SMALL, (7,))),
+    "add() sizes a request through a float": ((Edit("    need = blocks_for(config.block_size, peak)",
+                                                    "    need = -int(-peak // float(config.block_size))"),),
+                                              "crash", scale.Tier((7,), (8, 15, 31, 50), (7,))),
+    "the budget wrapped at 2**64 (a run that would never end)": (
+        (Edit("    budget = state.config.max_num_batched_tokens\n",
+              "    budget = state.config.max_num_batched_tokens & (2**64 - 1)\n"),), "AD",
+        scale.Tier((7,), (8, 15, 31, 32, 53, 63), (7,))),
 }
 
 
@@ -45,16 +66,19 @@ AT_THE_THRESHOLDS: dict[str, tuple[tuple[Edit, ...], str, scale.Tier]] = {
 def test_the_spec_keeps_every_claim_on_both_sides_of_every_threshold(policy):
     """Crowds past 256 and 1024 seats, every integer width to 2**64 + 1, 257 preemptions (under p07)."""
     ws = scale.workloads(scale.QUICK, policy)
-    assert {255, 256, 257, 1023, 1024, 1025} <= {w.config.max_num_seqs for w in ws}
-    sizes = {w.config.block_size for w in ws} & {w.config.max_num_batched_tokens for w in ws}
+    assert {255, 256, 257, 1023, 1024, 1025} <= {p.workload.config.max_num_seqs for p in ws}
+    sizes = {p.workload.config.block_size for p in ws} & {p.workload.config.max_num_batched_tokens for p in ws}
     assert {2**k + d for k in (16, 31, 32, 53, 63, 64) for d in (-1, 0, 1)} <= sizes
     row = scale.scale_row(policy=policy)
     assert row["verdict"] == "agree", row["first_difference"]
-    assert row["workloads"] == len(ws) and row["largest"]["in_flight"] == 2**10 + 2
+    assert row["workloads"] == len(ws) and row["largest"]["in_flight"] == 2**10 + 3
     assert row["largest"]["preemptions"] == (2**8 + 1 if policy == DEFAULT_POLICY else 0)
+    assert row["largest"]["output"] == 2**16 + 2
 
 
-SLOW = {"running capped at 1024", "num_preemptions kept in a byte"}  # about 3 s each: -m long
+SLOW = {"running capped at 1024", "num_preemptions kept in a byte", "num_preemptions kept in 16 bits",
+        "max_tokens clamped to 2**16", "waiting cut to 1024 on a preemption", "add() sizes a request through a float",
+        "the budget wrapped at 2**64 (a run that would never end)"}  # -m long
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.long if n in SLOW else ())
