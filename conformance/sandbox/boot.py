@@ -211,7 +211,9 @@ def work(job: dict[str, Any], fd: int, channel: Channel) -> None:
     if error is not None:
         write_line(fd, {"type": "load_error", "error": error})
         return
-    write_line(fd, {"type": "loaded", "refused": refuser.hits[:20], "one_process": alone})
+    spent = resource.getrusage(resource.RUSAGE_SELF)  # the whole submission when it is this one process
+    write_line(fd, {"type": "loaded", "refused": refuser.hits[:20], "one_process": alone,
+                    **({} if "wire" in job else {"cpu_us": int((spent.ru_utime + spent.ru_stime) * 1e6)})})
     for index, item in enumerate(job["workloads"]):
         if item["workload"].get("fresh") is True and "wire" not in job:  # a copy loaded anew, as a new process would
             random.seed(0)

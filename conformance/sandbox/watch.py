@@ -156,6 +156,7 @@ class Child:
             self.loaded = True
             self.sample()
             self.new_phase(now)
+            self.phase_cpu = min(self.phase_cpu, loaded_cpu(msg))
         elif kind == "trace" and self.current < len(run.items):
             self.on_trace(self.read(msg), b"")
         elif kind == "probe" and self.current < len(run.items):
@@ -337,3 +338,12 @@ def run_child(run: Run, submission: bytes | WireProgram, first: int, run_deadlin
     finally:
         child.close()
     return child.conclude()
+
+
+def loaded_cpu(msg: dict[str, Any]) -> float:
+    """The CPU the child had used when it sent `loaded` (infinity when it did not say): where workload 0's phase
+    starts. The parent reads the message later on a loaded machine, after workload 0 has begun; sampled then, the
+    import phase would take workload 0's first CPU seconds. The child's word can only move that start earlier
+    (the parent takes the smaller of the two), which charges the submission more, never less."""
+    cpu = msg.get("cpu_us")  # microseconds: the protocol has only ints
+    return cpu / 1e6 if type(cpu) is int and cpu >= 0 else float("inf")

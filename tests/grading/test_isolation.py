@@ -251,3 +251,13 @@ def test_a_submission_that_depends_on_addresses_or_random_does_the_same_every_ru
     runs = [run_in_sandbox(path, [CROWD], Limits()).workloads[0] for _ in range(2)]
     assert runs[0].trace is not None and runs[0].steps
     assert runs[0].steps == runs[1].steps and runs[0].status == runs[1].status
+
+
+def test_the_child_can_only_move_the_start_of_workload_zero_earlier() -> None:
+    """The parent may read `loaded` after workload 0 began (a loaded machine); the child's own CPU figure then marks
+    where the import ended. Only a valid figure counts, and the parent takes the smaller of it and its sample, so a
+    child that lies can only be charged more."""
+    from conformance.sandbox.watch import loaded_cpu
+    assert loaded_cpu({"cpu_us": 250_000}) == 0.25
+    for bad in ({}, {"cpu_us": -1}, {"cpu_us": True}, {"cpu_us": 0.5}, {"cpu_us": "1"}):
+        assert loaded_cpu(bad) == float("inf"), bad
