@@ -344,7 +344,7 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
             "schedcheck check --adapter conformance.engines.vllm per profile and policy, and "
             "bash tests/external/run.sh vllm"),
     _record("hangs", "hangs-2026-12-01.json", "schedcheck check on a submission that loops forever"),
-    _record("reach_bugs", "reach-bugs-2026-12-02.json",
+    _record("reach_bugs", "reach-bugs-2026-12-05.json",
             "schedcheck check on each bug of tests/conformance/unseen/ past a threshold, quick and default"),
     _record("reach_cost", "reach-cost-2026-12-02.json",
             "taskset -c 1 schedcheck check impl, and python -m bench --check-time quick,default --targets impl"),

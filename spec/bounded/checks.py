@@ -82,6 +82,8 @@ CLAIMS: tuple[Claim, ...] = (
                 "admitted again), and update() leaves it unchanged"),
     Claim("BO", "the batch lists the running sequences phase 1 kept, in running order, then the admitted ones in "
                 "the order of waiting after phase 1"),
+    Claim("FR", "update() finishes exactly the sequences it samples whose output reaches max_tokens or whose new "
+                "token is eos"),
     Claim("CH", "each sequence schedule() runs gets n = min(tokens left to compute, budget left), the budget spent "
                 "in the order of running after it"),
     Claim("AD", "phase 2 stops admitting only at a gate: after schedule(), waiting is empty or its head is held by "
@@ -126,6 +128,8 @@ def broken_at(name: str, run: Run, ample: Run | None) -> Callable[[int], z3.Bool
             return c.bad_preemptions(run, k)
         if name == "BO":
             return c.bad_batch_order(run, k)
+        if name == "FR":
+            return c.bad_finish(run, k)
         if name == "CH":
             return c.bad_chunks(run, k)
         if name == "AD":

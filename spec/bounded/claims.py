@@ -253,3 +253,14 @@ def bad_admission(run: Run, k: int) -> z3.BoolRef:
     if run.b.policy == "vllm-v1":
         held += [run.bf(tokens) - blocks > free, mid.preemptions > pre.preemptions]
     return z3.And(mid.w > 0, z3.Not(z3.Or(*held)))
+
+
+def bad_finish(run: Run, k: int) -> z3.BoolRef:
+    """FR fails at step k: update() finished a sequence that did not sample a token reaching max_tokens or eos, or
+    did not finish one that did."""
+    mid, post, x = run.mid[k], run.post[k], run.x
+    out = []
+    for j in range(run.b.slots):
+        due = z3.And(post.drawn[j] > mid.drawn[j], z3.Or(run.eos_next(mid, j), post.out[j] >= x.max_tokens[j]))
+        out.append(z3.And(mid.status[j] != FINISHED, post.status[j] == FINISHED) != due)
+    return z3.Or(*out)

@@ -23,7 +23,8 @@ from spec.rules import peak_blocks
 from spec.trace import Request, SampleRule, Workload
 
 EOS = 0
-STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "SA", "CH", "AD")
+STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "FR", "SA", "CH",
+               "AD")
 RUN_CLAIMS = ("OUT", "LIVE")
 
 
@@ -153,9 +154,8 @@ def bo_broken(s: Step) -> str | None:
 
 
 def fin_broken(s: Step) -> str | None:
-    """FIN: update() finishes exactly the sequences it samples whose output reaches max_tokens or whose new token is
-    eos, appends them to finished in batch order, keeps the earlier ones as they were, and returns exactly those
-    it appended, in that order."""
+    """FIN: update() appends the sequences it finishes to finished in batch order, keeps the earlier ones as they
+    were, and returns exactly those it appended, in that order."""
     before, after = s.after_schedule.finished, s.after_update.finished
     new = [q.seq_id for q in after[len(before):]]
     in_batch = [i for i, _ in s.batch if i in new]
@@ -163,11 +163,18 @@ def fin_broken(s: Step) -> str | None:
         return "update() changed the sequences finished before it"
     if new != in_batch or list(s.finished) != new:
         return f"finished {new} and returned {list(s.finished)}, in batch order {in_batch}"
-    eos, now = s.before.config.eos, s.after_update.by_id()
-    sampled = {seq_id: token for seq_id, token in s.tokens}
-    for seq_id in new:
-        if seq_id not in sampled:
-            return f"{seq_id} finished without sampling a token"
+    return None
+
+
+def fr_broken(s: Step) -> str | None:
+    """FR: update() finishes exactly the sequences it samples whose output reaches max_tokens or whose new token is
+    eos (no claim said when a sequence finishes: a max_tokens clamped at 2**16 broke none)."""
+    was, now = {q.seq_id for q in s.after_schedule.finished}, s.after_update.by_id()
+    new = {q.seq_id for q in s.after_update.finished} - was
+    eos, sampled = s.before.config.eos, {seq_id: token for seq_id, token in s.tokens}
+    unsampled = sorted(new - set(sampled))
+    if unsampled:
+        return f"{unsampled[0]} finished without sampling a token"
     for seq_id, token in sampled.items():
         q = now.get(seq_id)
         if q is None:
@@ -249,8 +256,8 @@ def step_violations(s: Step) -> dict[str, list[str]]:
             add("FC", f"{q.seq_id} is not running[-1] and has {q.remaining} tokens left")
     for m in fd_broken(s.events):
         add("FD", m)
-    for claim, broken in (("NP", np_broken), ("BO", bo_broken), ("FIN", fin_broken), ("SA", sa_broken),
-                          ("CH", ch_broken), ("AD", ad_broken)):
+    for claim, broken in (("NP", np_broken), ("BO", bo_broken), ("FIN", fin_broken), ("FR", fr_broken),
+                          ("SA", sa_broken), ("CH", ch_broken), ("AD", ad_broken)):
         found = broken(s)
         if found is not None:
             add(claim, found)

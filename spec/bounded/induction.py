@@ -36,8 +36,8 @@ from spec.bounded.encode import (
 from spec.bounded.transition import Run
 from spec.model import DEFAULT_POLICY
 
-STEP_CLAIMS = ("unwind", "I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "CH", "AD", "Inv",
-               "LIVE")
+STEP_CLAIMS = ("unwind", "I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FR", "CH", "AD",
+               "Inv", "LIVE")
 
 
 def free_state(n: int, tag: str) -> Snap:
@@ -122,7 +122,7 @@ def prove(slots: int, block_sizes: tuple[int, ...] = BLOCK_SIZES, timeout: float
             "unwind": z3.Or(*run.unwind[0]), "FA": run.budget_out[0], "FD": run.multi_victim[0],
             "FB": z3.Or(mid.r > x.budget, post.r > x.budget), "FC": z3.Not(c.decoding_except_last(run, post)),
             "Inv": z3.Not(inv(run, post, k + 1)), "NP": c.bad_preemptions(run, 1), "BO": c.bad_batch_order(run, 1),
-            "CH": c.bad_chunks(run, 1), "AD": c.bad_admission(run, 1),
+            "FR": c.bad_finish(run, 1), "CH": c.bad_chunks(run, 1), "AD": c.bad_admission(run, 1),
             "LIVE": c.bad_ranking(run, s0, pre, post),
         } | {name: c.bad_invariant(name, run, 1) for name in ("I1", "I2", "I3", "I4", "I5", "I6")}
         for name in only:

@@ -29,8 +29,8 @@ from spec.model import DEFAULT_POLICY, Batch, Config, State
 from spec.trace import Request
 
 Key = tuple[object, ...]
-CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "SA", "CH", "AD", "OUT",
-          "LIVE", "deadlock", "crash", "protocol")
+CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "FR", "SA", "CH", "AD",
+          "OUT", "LIVE", "deadlock", "crash", "protocol")
 
 
 @dataclass(frozen=True, slots=True)

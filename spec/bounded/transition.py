@@ -216,6 +216,13 @@ class Run:
         self.held_whole.append(held)
         return s
 
+    def eos_next(self, s: Snap, slot: int) -> z3.BoolRef:
+        """Whether the next token `slot` draws from state `s` is eos."""
+        if self.first_eos is not None:  # only the first eos matters: the sequence finishes on it
+            return s.drawn[slot] == self.first_eos[slot]
+        eos_row = self.x.eos[slot]  # one entry: a free choice for this step's token (induction)
+        return eos_row[0] if len(eos_row) == 1 else pick(eos_row, s.drawn[slot], z3.BoolVal(False))
+
     def update(self, s: Snap) -> Snap:
         """U: num_computed += n; draw a token when caught up; finish on eos or max_tokens, freeing blocks."""
         n_slots = self.b.slots
@@ -225,10 +232,7 @@ class Run:
             nc = s.computed[slot] + s.sched[slot]
             tokens = self.x.prompt_len[slot] + s.out[slot]
             sample = z3.And(on, nc >= tokens)  # U.sample; else U.partial
-            eos_row = self.x.eos[slot]  # one entry: a free choice for this step's token (induction)
-            eos = eos_row[0] if len(eos_row) == 1 else pick(eos_row, s.drawn[slot], z3.BoolVal(False))
-            if self.first_eos is not None:  # only the first eos matters: the sequence finishes on it
-                eos = s.drawn[slot] == self.first_eos[slot]
+            eos = self.eos_next(s, slot)
             length = s.out[slot] + one_if(sample)  # the token is appended first
             done = z3.And(sample, z3.Or(eos, length >= self.x.max_tokens[slot]))  # U.finish
             fin.append(done)

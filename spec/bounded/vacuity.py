@@ -39,7 +39,7 @@ from spec.feasible import liveness_bound
 from spec.model import Seq, State, Status
 from spec.trace import Request, Workload
 
-STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FB", "FC", "NP", "BO", "CH", "AD")
+STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FB", "FC", "NP", "BO", "FR", "CH", "AD")
 RUN_CLAIMS = ("OUT", "LIVE")
 JUDGED = STEP_CLAIMS + RUN_CLAIMS
 ELSEWHERE = {"FA": "a flag of the encoding, compared with the spec's P1.budget events on drawn states",

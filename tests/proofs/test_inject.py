@@ -31,6 +31,7 @@ BREAKS = {
     "NP": ("self_preemption_counted_twice", (2, 2, 2, 3), ((1, 2), (2, 2))),
     "BO": ("admitted_first_in_batch", (2, 2, 2, 2), ((1, 2), (1, 1))),
     "FIN": ("eos_finished_first", (2, 1, 2, 2), ((1, 1), (1, 1))),
+    "FR": ("max_tokens_off_by_one", (1, 1, 1, 1), ((1, 1), (1, 1))),
     "SA": ("sampler_sees_last_token", (4, 1, 2, 2), ((1, 3), (1, 1))),
     "CH": ("decode_not_charged", (2, 2, 2, 2), ((1, 2), (2, 2))),
     "AD": ("no_admission_after_preemption", (2, 2, 2, 3), ((1, 2), (2, 2))),

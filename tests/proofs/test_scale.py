@@ -47,7 +47,7 @@ AT_THE_THRESHOLDS: dict[str, tuple[tuple[Edit, ...], str, scale.Tier]] = {
                                                  "SA", scale.Tier((7,), _SMALL, (7,), output_bits=(8, 14))),
     "max_tokens clamped to 2**16": ((Edit("len(seq.output) >= seq.max_tokens:",
                                           "len(seq.output) >= min(seq.max_tokens, 2**16):"),),
-                                    "FIN", scale.Tier((7,), _SMALL, (7,), output_bits=(8, 15))),
+                                    "FR", scale.Tier((7,), _SMALL, (7,), output_bits=(8, 15))),
     "waiting cut to 1024 on a preemption": ((Edit("        waiting=(requeued,) + state.waiting,",
                                                   "        waiting=((requeued,) + state.waiting)[:1024],"),),
                                             "I4", scale.Tier((7, 8, 9), _SMALL, (7,))),

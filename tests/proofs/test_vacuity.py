@@ -60,6 +60,8 @@ PLANTS: dict[str, tuple[types.ModuleType, str, str, str]] = {
                                    "self_preemption_counted_twice"),
     "CH lets a chunk fall short": (claims, "mid.times[j] > 0, mid.sched[j] != want))",
                                    "mid.times[j] > 0, mid.sched[j] > want))", "spec.rules"),
+    "FR finishes one token late": (claims, "z3.Or(run.eos_next(mid, j), post.out[j] >= x.max_tokens[j])",
+                                   "z3.Or(run.eos_next(mid, j), post.out[j] > x.max_tokens[j])", "spec.rules"),
     "AD without the seats' gate": (claims, "held = [left <= 0, mid.r >= x.max_num_seqs, ",
                                    "held = [left <= 0, ", "spec.rules"),
     "the statement of AD without the blocks' gate": (
