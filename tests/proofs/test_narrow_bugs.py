@@ -50,8 +50,8 @@ ENCODING_BUGS: dict[str, tuple[str, tuple[Edit, ...]]] = {
     "fa_flag_off_by_one": ("transition.py", (
         Edit("        self.budget_out.append(i < s.r)", "        self.budget_out.append(i < s.r - 1)"),)),
     "first_eos_off_by_one": ("transition.py", (
-        Edit("                eos = s.drawn[slot] == self.first_eos[slot]",
-             "                eos = s.drawn[slot] + 1 == self.first_eos[slot]"),)),
+        Edit("            return s.drawn[slot] == self.first_eos[slot]",
+             "            return s.drawn[slot] + 1 == self.first_eos[slot]"),)),
 }
 
 
