@@ -100,9 +100,12 @@ def pytest_repro(case: Case, finding: Finding) -> str:
     trace = expected_trace(w)
     last = finding.step if finding.call not in ("outputs", "run") and finding.step >= 1 else len(trace.steps)
     eos_at = {k: list(v) for k, v in w.sample.eos_at}
-    alone = ["", "This runs the case alone, in a new process: it may pass, since the grade saw the case fail only",
-             "after earlier runs in one process ([H.history]); the replay file runs them first."] \
-        if finding.rule == "H.history" else []
+    alone = {"H.history": ["", "This runs the case alone, in a new process: it may pass, since the grade saw the case "
+                           "fail only", "after earlier runs in one process ([H.history]); the replay file runs them "
+                           "first."],
+             "H.instances": ["", "This runs the case on one scheduler: it may pass, since the grade saw the case fail "
+                             "only with", "other schedulers alive beside it ([H.instances]); the replay file creates "
+                             "them too."]}.get(finding.rule, [])
     lines = [f'"""Counterexample {case.vector_id}: {finding.check} [{finding.rule}] at step {finding.step}.',
              "", "Run: pytest test_counterexample.py (with p07_scheduler.py in the same folder).", *alone, '"""',
              "import importlib.util", "import pathlib", "",

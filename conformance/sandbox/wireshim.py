@@ -95,8 +95,10 @@ class Program:
             self.proc.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
             self.proc.stdin.flush()
         except OSError:
-            raise SubmissionProtocolError(f"the program closed its stdin before {what} "
-                                          f"({self.ended()})") from None
+            ended = self.ended()
+            if self.proc.returncode is not None:  # it exited: the same words whether the write or the read saw it
+                raise SubmissionProtocolError(f"the program sent no reply to {what} ({ended})") from None
+            raise SubmissionProtocolError(f"the program closed its stdin before {what} ({ended})") from None
 
     def read(self, what: str) -> dict[str, Any]:
         assert self.proc.stdout is not None

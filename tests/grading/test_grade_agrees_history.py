@@ -116,3 +116,19 @@ def test_a_case_put_down_to_history_still_fails_every_item_that_named_its_check(
 def test_the_docs_state_the_confirmation_as_the_code_does() -> None:
     text = " ".join((ROOT / "docs" / "conformance.md").read_text().split())
     assert CONFIRM_MAX == 8 and text.count("up to eight") == 2 and "after one and then two earlier runs" in text
+
+
+def test_a_repro_of_a_case_that_needs_other_schedulers_or_history_says_it_may_pass_alone() -> None:
+    """grade's standalone pytest file runs one scheduler in a new process: for a finding that needs other schedulers
+    alive beside it, or earlier runs, it says so and points at the replay file, which rebuilds them."""
+    from conformance.checks.checkers import Finding
+    from conformance.grading.feedback import pytest_repro
+    from conformance.grading.observe import Case
+    from spec.golden import case_named
+
+    w = case_named("self_preemption").workload
+    for rule, words in (("H.instances", "other schedulers alive beside it"), ("H.history", "after earlier runs"),
+                        ("P2", None)):
+        text = pytest_repro(Case("v1", w, ()), Finding("hygiene", rule, 1, "schedule", "m"))
+        compile(text, "repro", "exec")
+        assert (words in text) if words else "may pass" not in text, (rule, text[:400])

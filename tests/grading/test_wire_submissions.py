@@ -328,3 +328,22 @@ def test_a_reply_nobody_asked_for_does_not_reach_the_next_workload(tmp_path: Pat
     assert result.load_error is None, (result.load_error, result.stderr)
     for workload, observed in zip([SELF_PREEMPTION, ARRIVALS], result.workloads, strict=True):
         assert_matches_reference(workload, observed)
+
+
+def test_a_program_gone_before_hello_is_told_the_same_whether_the_write_or_the_read_sees_it() -> None:
+    """The worker writes hello, then reads. A program that exits at once is seen by the write (a closed pipe) or by
+    the read (no reply), whichever the scheduler lets happen first: the words were two, so the feedback varied
+    between runs of the same program. Here the program has certainly exited before the write."""
+    import subprocess
+    import sys
+
+    from conformance.sandbox.readers import SubmissionProtocolError
+    from conformance.sandbox.wireshim import Program
+
+    program = Program.__new__(Program)
+    program.proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit(3)"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE)
+    program.proc.wait()
+    with pytest.raises(SubmissionProtocolError) as e:
+        program.send({"op": "hello"}, "hello")
+    assert str(e.value) == "the program sent no reply to hello (it exited with code 3)"
