@@ -12,7 +12,7 @@ sampler and ``spec.trace.SampleRule`` give the same tokens.
 from __future__ import annotations
 
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from spec.feasible import ample_num_blocks, liveness_bound
@@ -40,6 +40,22 @@ class Draws:
         d = self.counts.get(seq_id, 0)
         self.counts[seq_id] = d + 1
         return EOS if d in self.eos_at.get(seq_id, ()) else self.bases[seq_id] + d
+
+
+@dataclass(slots=True)
+class Recording:
+    """A sampler that records each call: the (seq_id, token) it returned and the length of the output handed to it
+    (SA)."""
+
+    sample: Callable[[str, tuple[int, ...]], int]
+    tokens: list[tuple[str, int]] = field(default_factory=list)
+    seen: list[int] = field(default_factory=list)
+
+    def __call__(self, seq_id: str, output: tuple[int, ...]) -> int:
+        token = self.sample(seq_id, output)
+        self.tokens.append((seq_id, token))
+        self.seen.append(len(output))
+        return token
 
 
 def draws_for(workload: Workload) -> Draws:
@@ -83,15 +99,7 @@ def run(rules: types.ModuleType, workload: Workload, max_steps: int, draws: Draw
             steps.append(Step(k, before, (), (), before, (), (), before, f"add({r.seq_id!r}) raised {e!r}"))
             break
         before = state
-        drawn: list[tuple[str, int]] = []
-        seen: list[int] = []
-
-        def recording(seq_id: str, output: tuple[int, ...], drawn: list[tuple[str, int]] = drawn,
-                      seen: list[int] = seen) -> int:
-            token = sample(seq_id, output)
-            drawn.append((seq_id, token))
-            seen.append(len(output))
-            return token
+        recording = Recording(sample)
         try:
             mid, batch, events = rules.schedule_explained(state)
         except Exception as e:  # a faulty module may crash; that is a finding, not an error of the checker
@@ -100,11 +108,11 @@ def run(rules: types.ModuleType, workload: Workload, max_steps: int, draws: Draw
         try:
             state, done, _ = rules.update_explained(mid, recording)
         except Exception as e:
-            steps.append(Step(k, before, batch, events, mid, tuple(drawn), (), mid, f"update() raised {e!r}",
-                              tuple(seen)))
+            steps.append(Step(k, before, batch, events, mid, tuple(recording.tokens), (), mid,
+                              f"update() raised {e!r}", tuple(recording.seen)))
             break
-        steps.append(Step(k, before, batch, events, mid, tuple(drawn), tuple(q.seq_id for q in done), state,
-                          None, tuple(seen)))
+        steps.append(Step(k, before, batch, events, mid, tuple(recording.tokens), tuple(q.seq_id for q in done),
+                          state, None, tuple(recording.seen)))
         # a faulty module may lose a sequence from every queue: the run ends when none is left to schedule
         run_steps.finished(arrived - {q.seq_id for q in state.waiting + state.running})
     return tuple(steps)
@@ -190,7 +198,7 @@ def sa_broken(s: Step) -> str | None:
     """SA: update() hands the sampler each sequence's whole output (as it was after schedule()): a model conditions
     on all of it. The proofs' sampler counts draws and never reads the output, so no other claim sees a cut one."""
     had = s.after_schedule.by_id()
-    for (seq_id, _), length in zip(s.tokens, s.seen, strict=False):
+    for (seq_id, _), length in zip(s.tokens, s.seen, strict=True):
         q = had.get(seq_id)
         if q is not None and length != len(q.output):
             return f"sample({seq_id!r}, output) was handed {length} tokens of its output of {len(q.output)}"

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import spec.rules
-from spec.bounded.execute import EOS, Draws, Step, alone, step_violations
+from spec.bounded.execute import EOS, Draws, Recording, Step, alone, step_violations
 from spec.bounded.quotas import PREEMPTS, victim
 from spec.errors import InvalidRequest, ProtocolError
 from spec.model import DEFAULT_POLICY, Batch, Config, State
@@ -163,22 +163,14 @@ def explore(scope: Scope, rules: types.ModuleType = spec.rules, max_states: int 
                 eos = {names[j]: node.eos[j] + ((node.counts[j],) if names[j] in flagged else ()) for j in range(n)}
                 draws = Draws(bases, eos, {names[j]: node.counts[j] for j in range(n)})
                 label = f"+{more} arrive, schedule {dict(batch)}, eos for {sorted(flagged)}"
-                tokens: list[tuple[str, int]] = []
-                seen: list[int] = []
-
-                def recording(seq_id: str, output: tuple[int, ...], draws: Draws = draws,
-                              tokens: list[tuple[str, int]] = tokens, seen: list[int] = seen) -> int:
-                    token = draws(seq_id, output)
-                    tokens.append((seq_id, token))
-                    seen.append(len(output))
-                    return token
+                recording = Recording(draws)
                 error = None
                 try:
                     after, done, _ = rules.update_explained(mid, recording)
                 except Exception as e:
                     after, done, error = mid, (), f"update() raised {e!r}"
-                bad = step_violations(Step(k, s, batch, events, mid, tuple(tokens), tuple(q.seq_id for q in done),
-                                           after, error, tuple(seen)))
+                bad = step_violations(Step(k, s, batch, events, mid, tuple(recording.tokens),
+                                           tuple(q.seq_id for q in done), after, error, tuple(recording.seen)))
                 for claim in CLAIMS:
                     if bad.get(claim) and (r := found(claim, bad[claim][0], key, label, k)):
                         return r

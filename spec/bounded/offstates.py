@@ -20,7 +20,7 @@ import z3
 import spec.rules
 from spec.bounded import quotas
 from spec.bounded.encode import Bounds, Snap
-from spec.bounded.execute import EOS, Draws, Step
+from spec.bounded.execute import EOS, Draws, Recording, Step
 from spec.bounded.induction import free_state
 from spec.bounded.validate import FLAGS, STREAM, Mismatch, Validator, expected, first_difference, spec_flags
 from spec.bounded.witness import Slots, concrete, snap_pairs
@@ -96,15 +96,11 @@ def one_step(rules: types.ModuleType, d: Drawn) -> Step:
             state = rules.add(state, r.seq_id, r.prompt_len, r.max_tokens)
     counts = {q.seq_id: len(q.output) for q in d.state.seqs()}
     draws = Draws(dict(d.workload.sample.base), dict(d.workload.sample.eos_at), counts)
-    tokens: list[tuple[str, int]] = []
-
-    def recording(seq_id: str, output: tuple[int, ...]) -> int:
-        token = draws(seq_id, output)
-        tokens.append((seq_id, token))
-        return token
+    recording = Recording(draws)
     mid, batch, events = rules.schedule_explained(state)
     after, done, _ = rules.update_explained(mid, recording)
-    return Step(START, state, batch, events, mid, tuple(tokens), tuple(q.seq_id for q in done), after)
+    return Step(START, state, batch, events, mid, tuple(recording.tokens), tuple(q.seq_id for q in done), after,
+                None, tuple(recording.seen))
 
 
 def state_pins(init: Snap, d: Drawn) -> list[tuple[z3.ExprRef, int]]:
