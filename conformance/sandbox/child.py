@@ -17,11 +17,12 @@ from typing import Any
 from conformance.beside import beside_workload
 from conformance.sandbox.keep import Keeper
 from conformance.sandbox.readers import (
+    NOTED,
     SubmissionProtocolError,
     describe,
     exact_str,
+    output_items,
     read_batch,
-    read_output,
     read_seqs,
     snapshot,
     take_notes,
@@ -225,6 +226,7 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
     times: dict[tuple[str, int], int] = {}  # samples of each position so far
     resample = [False]  # whether this run is a resample probe (known after the first schedule())
     sent: dict[object, list[object]] = {}  # rows and queues last sent, for snapshot's deltas
+    heard: dict[str, list[int]] = {}  # the output sample_fn last read of each sequence (readers.output_items)
     record: dict[str, object] | None = None  # the step being run: sent even when a call in it fails
 
     def sample_fn(seq: Any) -> int:
@@ -234,7 +236,8 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
             seq_id = exact_str(seq.seq_id, "sample_fn(seq): seq.seq_id")
             if seq_id not in seqs:
                 raise SubmissionProtocolError(f"sample_fn got unknown seq_id {seq_id!r}")
-            k = _len(read_output(seq, f"sample_fn({seq_id!r}): seq"))
+            heard[seq_id] = output_items(seq.output, f"sample_fn({seq_id!r}): seq", NOTED, heard.get(seq_id))
+            k = _len(heard[seq_id])
         except SubmissionProtocolError as e:
             sample_error.append(str(e))
             raise

@@ -1,8 +1,10 @@
 """Work the sandbox's parent and child no longer repeat gives what repeating it gave.
 
-- snapshot() reads a row's fields together, written out in its loop: on every kind of row (readable,
-  a property that raises, a wrong type, a bad token, an int subclass) it returns what reading each row
-  through the first version of read_row returned, and reads the submission's attributes in the same order;
+- snapshot() reads a row's fields together, written out in its loop, and an output that starts with the one
+  it last read by its new tokens only: on every kind of row (readable, a property that raises, a wrong type,
+  a bad token, an int subclass, an output that grows, shrinks or is rewritten, a bad token at its end or
+  before it) it returns what reading each row whole through the first version of read_row returned, and
+  reads the submission's attributes in the same order;
 - the parent's prepared items of a tuple of workloads are made once and equal fresh ones; a workload
   given as a dict is prepared again every time, and another tuple is not served
   from them;
@@ -122,7 +124,14 @@ class Seq:
     def output(self) -> object:
         self.calls += 1
         out = {"token": [7, True], "loud": [7, Loud(8)], "huge": [1 << 200], "tuple": (7,)}.get(self._odd, [7, 8])
+        if self._odd in CHANGES:  # what the output is at each read: the reader keeps the last one it read
+            out = CHANGES[self._odd][min(self.calls, 3) - 1]
         return self._read("output", out if self._odd != "grows" else [7] * self.calls)
+
+
+CHANGES = {"rewrite": [[7, 8], [7, 9, 8], [6, 9, 8]], "late_bad": [[7], [7, True], [7, 8]],
+           "early_bad": [[7, 8], ["x", 8, 9], [7, 8, 9]], "shrinks": [[7, 8, 9], [7, 8], [7, 8, 9]],
+           "same_len_bad": [[7, 8], [7, 1 << 200], [Loud(7), 8]]}
 
 
 class Sched:
@@ -139,7 +148,7 @@ class Sched:
 
 
 ODD = ["", "bool", "float", "token", "loud", "huge", "tuple", "grows", "num_tokens:raise", "status:raise",
-       "output:raise"]
+       "output:raise", "rewrite", "late_bad", "early_bad", "shrinks", "same_len_bad"]
 
 
 @pytest.mark.parametrize("sched_odd", ["", "blocks_used", "running", "types"])
@@ -149,7 +158,7 @@ def test_the_written_out_reading_is_the_first_one(sched_odd: str) -> None:
         log: list[str] = []
         seqs = {f"s{i}": Seq(f"s{i}", log, odd) for i, odd in enumerate(ODD)}
         sched, sent = Sched(list(seqs.values()), log, sched_odd), {}
-        snaps = [json.loads(encode(how(sched, seqs, sent))) for _ in range(3)]  # later ones send changes only
+        snaps = [json.loads(encode(how(sched, seqs, sent))) for _ in range(4)]  # later ones send changes only
         results.append((snaps, log, sent))
     assert results[0] == results[1]
 
