@@ -343,6 +343,8 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
     _record("vllm", "vllm-2026-12-02.json",
             "schedcheck check --adapter conformance.engines.vllm per profile and policy, and "
             "bash tests/external/run.sh vllm"),
+    _record("vllm_1205", "vllm-2026-12-05.json",
+            "schedcheck check vllm --adapter 'conformance.engines.vllm?reserve_full_isl=0' per policy and profile"),
     _record("hangs", "hangs-2026-12-01.json", "schedcheck check on a submission that loops forever"),
     _record("reach_bugs", "reach-bugs-2026-12-05.json",
             "schedcheck check on each bug of tests/conformance/unseen/ past a threshold, quick and default"),
@@ -568,6 +570,15 @@ QUOTES: tuple[Quote, ...] = (
                    "them) takes {vllm.run_sh.wall:,} s once the virtualenv exists (pytest's count: "
                    "{vllm.run_sh.pytest:,} s)."),
     Quote(ENGINES, "({vllm.config_ms:,} ms each, after {vllm.config_first:.1f} s for the first)"),
+    Quote(ENGINES, "| quick | PASS: every check, white box included | {vllm_1205.chunk_quick.wall:.1f} s "
+                   "({vllm_1205.chunk_quick.suite:.1f} s) |"),
+    Quote(ENGINES, "| default | PASS: every check, {vllm_1205.chunk_default.runs:,} runs | "
+                   "{vllm_1205.chunk_default.wall:.1f} s ({vllm_1205.chunk_default.suite:.1f} s) |"),
+    Quote(ENGINES, "whose hint is `--policy vllm-v1:reserve_full_isl=false`; counterexample 2 requests, 3 steps | "
+                   "{vllm_1205.chunk_under_v1.wall:.1f} s "
+                   "({vllm_1205.chunk_under_v1.suite:.1f} s) |"),
+    Quote(ENGINES, "which equals this policy, whose hint names it); counterexample 2 requests, 3 steps | "
+                   "{vllm_1205.chunk_under_p07.wall:.1f} s ({vllm_1205.chunk_under_p07.suite:.1f} s) |"),
 
     # docs/conformance.md
     Quote(CONFORMANCE, "A submission that loops forever on every workload gets its FAIL in about "

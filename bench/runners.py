@@ -167,7 +167,8 @@ def to_spec(sched: Scheduler, w: BenchWorkload) -> State:
     def seq(q: Sequence) -> Seq:
         return Seq(q.seq_id, q.prompt_len, q.max_tokens, tuple(q.output), q.num_computed, q.num_blocks,
                    Status[q.status.name])
-    return State(Config(**w.config()), tuple(map(seq, sched.waiting)), tuple(map(seq, sched.running)),
+    config = Config(w.num_blocks, w.block_size, w.max_num_seqs, w.max_num_batched_tokens)
+    return State(config, tuple(map(seq, sched.waiting)), tuple(map(seq, sched.running)),
                  tuple(map(seq, sched.finished)), sched.blocks_used, sched.num_preemptions)
 
 

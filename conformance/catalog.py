@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spec.model import DEFAULT_POLICY, POLICIES, SETTING_TEXT, Policy, all_policies
+
 
 @dataclass(frozen=True, slots=True)
 class Bug:
@@ -21,7 +23,7 @@ class Bug:
     symptom: str
     hint: str
     rules: tuple[str, ...]  # rule ids and invariants it breaks
-    policy: str | None = None  # the policy (spec/model.py POLICIES) this bug is, when it is one
+    policy: Policy | None = None  # the policy (spec/model.py POLICIES) this bug is, when it is one
 
 
 CATALOG: tuple[Bug, ...] = (
@@ -58,8 +60,9 @@ CATALOG: tuple[Bug, ...] = (
     # --- seen in real schedulers and in student code -----------------------------------
     Bug("no_admission_after_preemption", "vLLM v1",
         "phase 2 is skipped in any step that preempted: the victim is not retried in the same step",
-        "after phase 1, always try the waiting head, preempted or not; if this is meant (vLLM v1 does it, "
-        "with its whole-sequence admission gate), check under that policy: --policy vllm-v1", ("P2",)),
+        "after phase 1, always try the waiting head, preempted or not; if this is meant (vLLM v1 does it when "
+        "its scheduler_reserve_full_isl is off), check under that policy: --policy vllm-v1:reserve_full_isl=false",
+        ("P2",), policy=Policy("vllm-v1", (("reserve_full_isl", False),))),
     Bug("budget_not_shared", "student code",
         "phase 2 starts with a fresh budget: a step schedules more than max_num_batched_tokens",
         "one budget per step, shared by both phases", ("I2", "P2")),
@@ -113,23 +116,24 @@ CATALOG: tuple[Bug, ...] = (
 BY_NAME = {bug.name: bug for bug in CATALOG}
 
 
-def policy_bug(policy: str) -> Bug:
+def policy_bug(policy: Policy) -> Bug:
     """Following another policy, as a cause: the spec under that policy is its mutant."""
-    from spec.model import POLICIES
-
+    said = "".join(f", with {k}={'true' if v else 'false'} ({SETTING_TEXT[k]})" for k, v in policy.settings)
     return Bug(f"policy:{policy}", "a policy of the spec",
-               f"follows policy {policy} ({POLICIES[policy]}) where the run judges by another one",
+               f"follows policy {policy.name}{said} ({POLICIES[policy.name]}) where the run judges by another one",
                f"if that policy is meant, check under it: --policy {policy}", ("P2", "P2.policy"), policy=policy)
 
 
-def suspects(policy: str) -> tuple[Bug, ...]:
-    """The causes a diagnosis under `policy` tries: the catalog, then every other policy it does not state."""
-    from spec.model import POLICIES
+def suspects(policy: Policy) -> tuple[Bug, ...]:
+    """The causes a diagnosis under `policy` tries: the catalog, then every other policy that no bug tried states.
 
-    stated = {bug.policy for bug in CATALOG}
-    return CATALOG + tuple(policy_bug(p) for p in POLICIES if p != policy and p not in stated)
+    A bug that behaves as another policy is tried under the card's only, where its words fit a student's scheduler;
+    under another policy its mutant (the card with one change) is not that policy, which is tried by name instead."""
+    tried = tuple(b for b in CATALOG if b.policy is None or policy == DEFAULT_POLICY)
+    stated = {b.policy for b in tried}
+    return tried + tuple(policy_bug(p) for p in all_policies() if p != policy and p not in stated)
 
 
 def bug_named(name: str) -> Bug:
     """A catalog bug or a policy cause, by name."""
-    return policy_bug(name.removeprefix("policy:")) if name.startswith("policy:") else BY_NAME[name]
+    return policy_bug(Policy.parse(name.removeprefix("policy:"))) if name.startswith("policy:") else BY_NAME[name]

@@ -32,7 +32,7 @@ from conformance.workloads.exhaustive import small_scope
 from conformance.workloads.generators import ample_num_blocks, edge_workloads, scale_workloads
 from conformance.workloads.reach import Case, cases
 from conformance.workloads.sentinels import sentinel_workloads
-from spec.model import DEFAULT_POLICY
+from spec.model import DEFAULT_POLICY, Policy
 from spec.trace import Workload, with_policy
 
 Progress = Callable[[str, int, int | None], None]
@@ -52,7 +52,7 @@ class Run:
     notes: list[str] = field(default_factory=list)
     ledger: HangLedger = field(default_factory=lambda: HangLedger(HANGS_EXPLORING))
     complete: set[str] = field(default_factory=set)  # checks whose every source has run (the rest may stop early)
-    policy: str = DEFAULT_POLICY  # every workload is judged under it (spec/model.py POLICIES)
+    policy: Policy = DEFAULT_POLICY  # every workload is judged under it (spec/model.py POLICIES)
     capabilities: Capabilities = DEFAULT_CAPABILITIES  # the adapter's: workloads it cannot hold are left out
     left_out: int = 0  # generated workloads left out because the engine cannot hold them
     failing: list[tuple[str, Workload, Finding]] = field(default_factory=list)  # corpus: source, workload, lead

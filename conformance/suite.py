@@ -31,7 +31,7 @@ from conformance.reports.report import CheckResult, Counterexample, Report
 from conformance.sources import HANGS_EXPLORING, Progress, Run, run_stage, run_token_values, stateful_finding
 from conformance.workloads.corpus import CORPUS_DIR, CorpusResult, Vector, load_corpus, run_corpus
 from spec.feasible import liveness_bound
-from spec.model import DEFAULT_POLICY, POLICIES
+from spec.model import DEFAULT_POLICY, Policy
 from spec.trace import Workload, with_policy
 
 HANGS_SHRINKING = 6  # ... and, after that, while it shrinks and confirms the counterexamples it has
@@ -43,15 +43,15 @@ CORPUS_PATH = "/".join(CORPUS_DIR.parts[-3:])  # conformance/workloads/data: whe
 
 def run(target: str, profile: str | Profile = "quick", adapter: str | None = None, white_box: bool = True,
         families: Iterable[str] | None = None, progress: Progress | None = None, diagnose: bool = True,
-        policy: str = DEFAULT_POLICY) -> Report:
+        policy: Policy = DEFAULT_POLICY) -> Report:
     """Check `target` (a path, a dotted module, 'spec' or 'impl') under `policy`; LoadError if it cannot be loaded.
 
     A fault in the suite itself gives verdict ERROR with its traceback, never PASS:
     the submission's own exceptions are caught by the drivers and become findings.
     """
     prof = PROFILES[profile] if isinstance(profile, str) else profile
-    if policy not in POLICIES:
-        raise LoadError(f"policy {policy!r} is not known; choose one of {', '.join(POLICIES)}")
+    if type(policy) is not Policy:
+        raise LoadError(f"policy must be a Policy, got {policy!r}; read a written one with spec.model Policy.parse")
     factory = load_target(target, adapter)
     results = {c: CheckResult() for c in CHECKS}
     report = Report(target, adapter, prof, white_box, results, {}, [], 0, policy=policy)

@@ -69,7 +69,7 @@ FAULTS: tuple[Fault, ...] = (
         Edit("seq = replace(seq, output=seq.output + (token,))",
              "seq = replace(seq, output=seq.output + (() if token == state.config.eos else (token,)))"),)),
     Fault("no_admission_after_preemption", "admits_after_phase1", (
-        Edit('if preempted and state.config.policy == "vllm-v1" and state.waiting:',
+        Edit("if preempted and state.config.policy.holds_after_preemption and state.waiting:",
              "if preempted and state.waiting:"),)),
     Fault("budget_not_shared", "schedule_explained", (
         Edit(_PHASES, _PHASES.replace("(state, budget if", "(state, state.config.max_num_batched_tokens if")),)),

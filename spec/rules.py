@@ -138,7 +138,7 @@ def phase2_waiting(state: State, budget: int) -> tuple[State, int, Batch, tuple[
                                 f"{head.seq_id} waits", (("running", len(state.running)),)))
             break
         n = chunk(head, budget)
-        # P2.whole: under vllm-v1 the head waits unless blocks for its whole sequence are free now
+        # P2.whole: under vllm-v1 (reserve_full_isl) the head waits unless blocks for its whole sequence are free now
         if not whole_sequence_fits(state, head):
             events.append(_grow_event("P2.whole", state, head, head.remaining,
                                       ": vllm-v1 admits only a sequence whose every token would fit; stop"))
@@ -161,8 +161,8 @@ def phase2_waiting(state: State, budget: int) -> tuple[State, int, Batch, tuple[
 
 def whole_sequence_fits(state: State, head: Seq) -> bool:
     """Under p07 always; under vllm-v1, whether blocks for all num_tokens of the head are free (it still takes
-    only the chunk's blocks): vLLM's scheduler_reserve_full_isl admission gate, on by default."""
-    if state.config.policy != "vllm-v1":
+    only the chunk's blocks): vLLM's scheduler_reserve_full_isl admission gate, on by default (off: always)."""
+    if not state.config.policy.reserve_full_isl:
         return True
     need = blocks_for(state.config.block_size, head.num_tokens) - head.num_blocks
     return state.blocks_used + need <= state.config.num_blocks
@@ -186,10 +186,11 @@ def schedule_explained(state: State) -> tuple[State, Batch, tuple[Event, ...]]:
 def admits_after_phase1(state: State, preempted: bool) -> tuple[bool, tuple[Event, ...]]:
     """Whether phase 2 runs this step: always under p07; under vllm-v1 only if phase 1 preempted nobody."""
     # P2.policy: vllm-v1 admits nobody in a step that preempted
-    if preempted and state.config.policy == "vllm-v1" and state.waiting:
+    if preempted and state.config.policy.holds_after_preemption and state.waiting:
         return False, (Event("P2.policy", state.waiting[0].seq_id,
-                             f"policy vllm-v1: this step preempted, so {state.waiting[0].seq_id} and the rest of "
-                             "waiting are not admitted until the next step", (("policy", "vllm-v1"),)),)
+                             f"policy {state.config.policy}: this step preempted, so {state.waiting[0].seq_id} and the "
+                             "rest of waiting are not admitted until the next step",
+                             (("policy", str(state.config.policy)),)),)
     return True, ()
 
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypedDict
 
-from spec.errors import InvalidWorkload, SpecError
+from spec.errors import InvalidConfig, InvalidWorkload, SpecError
 from spec.feasible import liveness_bound
 from spec.loop import Steps
-from spec.model import DEFAULT_POLICY, POLICIES, Batch, Config, Event, Sample, State
+from spec.model import DEFAULT_POLICY, Batch, Config, Event, Policy, Sample, State
 from spec.rules import add, initial_state, schedule_explained, update_explained
 
 FORMAT_VERSION = 1
@@ -67,7 +67,7 @@ class Workload:
     tags: tuple[str, ...] = ()
 
 
-def with_policy(w: Workload, policy: str) -> Workload:
+def with_policy(w: Workload, policy: Policy) -> Workload:
     """`w` judged under `policy` (spec/model.py POLICIES); the same workload when it already is."""
     return w if w.config.policy == policy else replace(w, config=replace(w.config, policy=policy))
 
@@ -162,7 +162,7 @@ def config_to_json(c: Config) -> dict[str, object]:
     """The config as JSON; "policy" is written only when it is not the card's, so card traces stay as they were."""
     return {"num_blocks": c.num_blocks, "block_size": c.block_size, "max_num_seqs": c.max_num_seqs,
             "max_num_batched_tokens": c.max_num_batched_tokens, "eos": c.eos,
-            **({} if c.policy == DEFAULT_POLICY else {"policy": c.policy})}
+            **({} if c.policy == DEFAULT_POLICY else {"policy": str(c.policy)})}
 
 
 def workload_to_json(w: Workload) -> dict[str, object]:
@@ -261,9 +261,10 @@ def workload_from_json(obj: object) -> Workload:
     if eos is not None and type(eos) is not int:
         raise InvalidWorkload(f"workload.config.eos must be an int or null, got {eos!r}")
     where = "workload.config"
-    policy = c.get("policy", DEFAULT_POLICY)
-    if type(policy) is not str or policy not in POLICIES:
-        raise InvalidWorkload(f"workload.config.policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    try:
+        policy = Policy.parse(c.get("policy", str(DEFAULT_POLICY)))
+    except InvalidConfig as e:
+        raise InvalidWorkload(f"workload.config.policy: {e}") from None
     config = Config(_int(c, "num_blocks", where), _int(c, "block_size", where), _int(c, "max_num_seqs", where),
                     _int(c, "max_num_batched_tokens", where), eos, policy)
     raw = _get(top, "requests", "workload")

@@ -38,6 +38,7 @@ from conformance.drivers import run_workload
 from conformance.workloads.reach import group_lanes
 from spec.feasible import liveness_bound
 from spec.golden import case_named
+from spec.model import Policy
 from spec.trace import Workload, workload_to_json
 
 MUTANTS_DIR = Path(__file__).resolve().parent.parent / "mutants"
@@ -59,7 +60,7 @@ class Evidence:
 def mutant_factory(name: str) -> Factory | None:
     """The canonical factory of a catalog mutant (the spec under a policy, for a policy cause), or None."""
     if name.startswith("policy:"):
-        policy = name.removeprefix("policy:")
+        policy = Policy.parse(name.removeprefix("policy:"))
         return lambda config, sample: SpecAdapter(replace(config, policy=policy), sample)
     path = MUTANTS_DIR / f"{name}.py"
     return canonical_factory(load_module(str(path))) if path.is_file() else None

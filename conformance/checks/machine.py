@@ -25,7 +25,7 @@ from conformance.checks.whitebox import to_state
 from conformance.drivers import batch_pairs, batch_problem, finished_ids
 from conformance.limits import RUN_SECONDS, CallTimeout, time_limit
 from spec.invariants import check_state
-from spec.model import DEFAULT_POLICY, Config, State
+from spec.model import DEFAULT_POLICY, Config, Policy, State
 from spec.rules import add, initial_state, schedule, update
 from spec.trace import Request, Workload, make_workload
 
@@ -50,7 +50,7 @@ configs = st.builds(Config, num_blocks=st.integers(1, 10), block_size=st.integer
 
 
 def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
-                     policy: str = DEFAULT_POLICY, ran: list[tuple[Workload, int]] | None = None
+                     policy: Policy = DEFAULT_POLICY, ran: list[tuple[Workload, int]] | None = None
                      ) -> type[RuleBasedStateMachine]:
     """A machine class bound to one target; each failing run appends its workload to `found`, and with `ran`
     every run appends its workload and the steps it took.
@@ -160,7 +160,7 @@ hypothesis_run: Callable[..., None] = run_state_machine_as_test
 
 
 def run_machine(factory: Factory, examples: int, steps: int, white_box: bool = True,
-                policy: str = DEFAULT_POLICY, ran: list[tuple[Workload, int]] | None = None) -> Workload | None:
+                policy: Policy = DEFAULT_POLICY, ran: list[tuple[Workload, int]] | None = None) -> Workload | None:
     """Run the lockstep machine under `policy`; return the workload of the first failing run, or None. With
     `ran`, every run's workload and its steps are appended to it."""
     found: list[Workload] = []

@@ -15,7 +15,7 @@ from conformance.drivers import out_of_time, run_workload
 from conformance.workloads.generators import ample_num_blocks, with_num_blocks
 from spec.golden import GoldenCase, check_case, golden_cases
 from spec.loop import RESAMPLE_SHIFT
-from spec.model import DEFAULT_POLICY, Config, Sample
+from spec.model import DEFAULT_POLICY, Config, Policy, Sample
 from spec.trace import Workload, with_policy
 
 GOLDEN_FIELDS = ((("blocks_used", "num_blocks"), "I1"), (("num_computed",), "I3"), (("waiting", "running"), "I5"),
@@ -23,7 +23,7 @@ GOLDEN_FIELDS = ((("blocks_used", "num_blocks"), "I1"), (("num_computed",), "I3"
                  ((".output", "outputs"), "U.finish"))  # the rule a white-box field of the card belongs to
 
 
-def golden_under(policy: str, notes: list[str]) -> tuple[GoldenCase, ...]:
+def golden_under(policy: Policy, notes: list[str]) -> tuple[GoldenCase, ...]:
     """The card's worked cases that hold under `policy`: those whose spec run it does not change.
 
     A worked case states the card's answer; where another policy schedules differently, the

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import argparse
 
-from spec.model import DEFAULT_POLICY, POLICIES
+from spec.errors import InvalidConfig
+from spec.model import DEFAULT_POLICY, Policy, policy_help
 
 
-def add_policy_argument(parser: argparse.ArgumentParser, default: str | None, otherwise: str = "") -> None:
+def policy_argument(text: str) -> Policy:
+    """--policy's value: a policy as written (spec/model.py Policy.parse); argparse shows what is wrong in it."""
+    try:
+        return Policy.parse(text)
+    except InvalidConfig as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_policy_argument(parser: argparse.ArgumentParser, default: Policy | None, otherwise: str = "") -> None:
     """Add --policy; with no default, `otherwise` says what is used instead."""
-    parser.add_argument("--policy", choices=sorted(POLICIES), default=default,
-                        help="the rules to judge by: " + "; ".join(f"{k}: {v}" for k, v in POLICIES.items()) +
-                        f" (default: {default or otherwise})")
+    parser.add_argument("--policy", type=policy_argument, default=default, metavar="POLICY",
+                        help=f"the rules to judge by: {policy_help()} (default: {default or otherwise})")
 
 
-def rerun_flags(policy: str) -> str:
+def rerun_flags(policy: Policy) -> str:
     """What a rerun hint adds to the target as typed, so following it judges by the same rules."""
     return "" if policy == DEFAULT_POLICY else f" --policy {policy}"

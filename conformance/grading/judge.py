@@ -48,7 +48,7 @@ from conformance.workloads.reach import TAG as REACH_TAG
 from conformance.workloads.reach import cases as reach_cases
 from conformance.workloads.sentinels import TAG as SENTINEL_TAG
 from conformance.workloads.sentinels import sentinel_workloads
-from spec.model import DEFAULT_POLICY
+from spec.model import DEFAULT_POLICY, Policy
 from spec.trace import Workload, with_policy, workload_from_json, workload_to_json
 
 __all__ = ["check_scope", "corpus_cases", "corpus_id", "grade_one", "limits_for", "with_profile"]
@@ -67,7 +67,7 @@ def corpus_id() -> str:
 
 
 @lru_cache(maxsize=2)
-def corpus_cases(corpus: str, policy: str = DEFAULT_POLICY, reach: tuple[str, ...] = ()
+def corpus_cases(corpus: str, policy: Policy = DEFAULT_POLICY, reach: tuple[str, ...] = ()
                  ) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
     """The public cases (golden first, then the corpus, the sentinels and the reach tiers') and every workload
     the sandbox runs, each judged under `policy` (the card's worked cases only where that policy schedules them
@@ -90,14 +90,14 @@ def corpus_cases(corpus: str, policy: str = DEFAULT_POLICY, reach: tuple[str, ..
 
 
 @lru_cache(maxsize=2)
-def held_out_part(key: int, count: int, policy: str = DEFAULT_POLICY
+def held_out_part(key: int, count: int, policy: Policy = DEFAULT_POLICY
                   ) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
     """A submission's held-out cases (conformance.grading.heldout, drawn from `key`) and their runs, probed as
     the corpus's are; the grade runs them in a sandboxed run of their own."""
     return assemble(list(held_out_cases(key, count)), [], policy)
 
 
-def assemble(probed: list[Case], tail: list[Case], policy: str
+def assemble(probed: list[Case], tail: list[Case], policy: Policy
              ) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
     """Cases and the runs they read: run i is case i's own; the probed cases' probe runs come after every
     case's, the state machine's runs and the groups (`tail`) have none of their own."""

@@ -103,7 +103,7 @@ def gradescope_results(g: Grade, stable: bool = False) -> dict[str, object]:
         "test_output_format": "md",
         "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
         "extra_data": {"schedcheck": {"corpus": g.rubric.corpus, "rubric_sha256": g.rubric.digest,
-                                      "policy": g.rubric.policy,
+                                      "policy": str(g.rubric.policy),
                                       "isolation": g.isolation, "diagnosis": list(g.diagnosis)}},
     }
     if not stable:

@@ -37,7 +37,7 @@ def grade_to_json(g: Grade, problem: str = "") -> dict[str, object]:
     return {
         "format": "schedcheck/grade", "version": 1, "submission": g.submission,
         "status": NOT_GRADED if problem else "graded", "cause": problem,
-        "rubric_sha256": g.rubric.digest, "corpus": g.rubric.corpus, "policy": g.rubric.policy,
+        "rubric_sha256": g.rubric.digest, "corpus": g.rubric.corpus, "policy": str(g.rubric.policy),
         "isolation": g.isolation,
         "held_out": held_out_fingerprint(g.rubric),
         "score": g.score, "diagnosis": list(g.diagnosis), "notes": list(g.notes),

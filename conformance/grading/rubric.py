@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from conformance.workloads.reach import TIERS
-from spec.model import DEFAULT_POLICY, POLICIES
+from spec.errors import InvalidConfig
+from spec.model import DEFAULT_POLICY, Policy
 
 DEFAULT_RUBRIC = Path(__file__).with_name("rubric.toml")
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -57,7 +58,7 @@ class Rubric:
     explore_profile: str
     digest: str  # sha256 of the file: a grade names the exact rubric it used
     held_out: int = 0  # held-out cases drawn from the instructor's secret seed (conformance.grading.heldout)
-    policy: str = DEFAULT_POLICY  # the rules every case is judged by (docs/rules.md, "Policies")
+    policy: Policy = DEFAULT_POLICY  # the rules every case is judged by (docs/rules.md, "Policies")
     reach: tuple[str, ...] = ()  # the reach tiers graded too (conformance/workloads/reach.py), in run order
 
     @property
@@ -134,9 +135,10 @@ def parse_rubric(text: str, where: str = "rubric") -> Rubric:
     held_out = data.get("held_out", {}).get("count", 0)
     if isinstance(held_out, bool) or not isinstance(held_out, int) or not 0 <= held_out <= 1000:
         raise RubricError(f"{where}.held_out.count must be an int from 0 to 1000, got {held_out!r}")
-    policy = data.get("policy", DEFAULT_POLICY)
-    if type(policy) is not str or policy not in POLICIES:
-        raise RubricError(f"{where}.policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+    try:
+        policy = Policy.parse(data.get("policy", str(DEFAULT_POLICY)))
+    except InvalidConfig as e:
+        raise RubricError(f"{where}.policy: {e}") from None
     reach = data.get("reach", [])
     if type(reach) is not list or any(t not in TIERS for t in reach) or len(set(reach)) != len(reach):
         raise RubricError(f"{where}.reach must be a list of distinct reach tiers from {', '.join(TIERS)}, "
@@ -149,7 +151,7 @@ def parse_rubric(text: str, where: str = "rubric") -> Rubric:
         reach=tuple(reach))
 
 
-def under_policy(rubric: Rubric, policy: str) -> Rubric:
+def under_policy(rubric: Rubric, policy: Policy) -> Rubric:
     """The rubric judged by `policy` (grade --policy); its digest changes, so a regrade never mixes policies."""
     if policy == rubric.policy:
         return rubric

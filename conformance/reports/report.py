@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.checks.checkers import CHECKS, Finding
 from conformance.profiles import Profile
-from spec.model import DEFAULT_POLICY
+from spec.model import DEFAULT_POLICY, Policy
 from spec.trace import RULES_VERSION, Workload, workload_to_json
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_ERROR, EXIT_UNKNOWN = 0, 1, 2, 3, 4
@@ -79,7 +79,7 @@ class Report:
     timings: dict[str, float | None] = field(default_factory=dict)  # seconds; terminal only
     error: str | None = None  # the suite's own traceback: the run is incomplete and proves nothing
     diagnosis: dict[str, Any] | None = None  # conformance.checks.diagnosis.Diagnosis.to_json(), when FAIL
-    policy: str = DEFAULT_POLICY  # the rules every workload was judged under (spec/model.py POLICIES)
+    policy: Policy = DEFAULT_POLICY  # the rules every workload was judged under (spec/model.py POLICIES)
 
     @property
     def verdict(self) -> str:
@@ -102,7 +102,7 @@ class Report:
         return {"format": "schedcheck/report", "version": 1, "rules": RULES_VERSION,
                 "target": display_name(self.target),
                 "adapter": None if self.adapter is None else display_name(self.adapter),
-                "profile": self.profile.to_json(), "policy": self.policy, "white_box": self.white_box,
+                "profile": self.profile.to_json(), "policy": str(self.policy), "white_box": self.white_box,
                 "verdict": self.verdict,
                 "checks": {name: self.checks[name].to_json() for name in CHECKS},
                 "features": self.features, "corpus_vectors": self.vectors, "notes": self.notes,

@@ -48,7 +48,7 @@ from functools import lru_cache
 
 from conformance.workloads.hashes import COLLISION_BITS, HASHES, colliding_pair
 from spec.feasible import ample_num_blocks, tightest_num_blocks
-from spec.model import Config
+from spec.model import Config, Policy
 from spec.trace import Request, Workload, make_workload, with_policy
 
 TIERS = ("quick", "default", "thorough")
@@ -268,7 +268,7 @@ def group(size: int) -> Case:
     return Case(f"instances-{size}-alive", tuple(lane(i) for i in range(size)))
 
 
-def group_lanes(source: str, policy: str) -> tuple[Workload, ...]:
+def group_lanes(source: str, policy: Policy) -> tuple[Workload, ...]:
     """The lanes of the group a finding's source names (``reach/instances-N-alive``) under `policy`, or () when
     the source is no group: a finding of a group needs the whole group to show again."""
     for size in (QUICK_GROUP, DEFAULT_GROUP):

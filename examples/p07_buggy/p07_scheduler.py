@@ -12,6 +12,7 @@ import enum
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Self
 
 
 class SpecError(Exception):
@@ -42,14 +43,107 @@ class Status(enum.Enum):
     FINISHED = "FINISHED"
 
 
-# The scheduling policies the model states (docs/rules.md, "Policies"): the card's, and vLLM v1's one
-# difference from it. A policy is part of a Config, so a trace written under one replays under it.
+# The scheduling policies the model states (docs/rules.md, "Policies"): the card's, and vLLM v1's differences from
+# it. A policy is part of a Config, so a trace written under one replays under it.
 POLICIES = {
     "p07": "the card: a sequence preempted in phase 1 may be admitted again in phase 2 of the same step",
-    "vllm-v1": "vLLM v1: a step in which phase 1 preempted admits no waiting sequence, and the waiting head is "
-               "admitted only when blocks for its whole sequence are free (it still takes only its chunk's)",
+    "vllm-v1": "vLLM v1: a step in which phase 1 preempted admits no waiting sequence, and (reserve_full_isl, on by "
+               "default) the waiting head is admitted only when blocks for its whole sequence are free (it still "
+               "takes only its chunk's)",
 }
-DEFAULT_POLICY = "p07"
+CARD = "p07"  # the card's policy's name
+# The engine settings that change a policy's scheduling, with their defaults (the engine's own), and what each does.
+SETTINGS: dict[str, dict[str, bool]] = {"p07": {}, "vllm-v1": {"reserve_full_isl": True}}
+SETTING_TEXT = {"reserve_full_isl": "vLLM's scheduler_reserve_full_isl: the waiting head is admitted only when blocks "
+                                    "for its whole sequence are free; false: when those for its chunk are"}
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """The rules a run is judged by: a policy's name and the settings of its engine that differ from their defaults.
+
+    Written "vllm-v1" (the engine's defaults) or "vllm-v1:reserve_full_isl=false" (``str`` and ``Policy.parse``)."""
+
+    name: str = CARD  # one of POLICIES
+    settings: tuple[tuple[str, bool], ...] = ()  # (setting, value) off its default, sorted by setting
+
+    def __post_init__(self) -> None:
+        if type(self.name) is not str or self.name not in POLICIES:
+            raise InvalidConfig(f"policy must be one of {', '.join(POLICIES)}, got {self.name!r}")
+        known = SETTINGS[self.name]
+        for key, value in self.settings:
+            if key not in known:
+                raise InvalidConfig(f"policy {self.name} has no setting {key!r}; "
+                                    + (f"it has {', '.join(known)}" if known else "it has none"))
+            if type(value) is not bool:
+                raise InvalidConfig(f"policy setting {key} must be true or false, got {value!r}")
+        if list(self.settings) != sorted({k: v for k, v in self.settings if known[k] != v}.items()):
+            raise InvalidConfig(f"policy settings must be distinct, sorted and off their defaults, got "
+                                f"{self.settings!r}; build a Policy with Policy.parse")
+
+    @classmethod
+    def parse(cls, text: object) -> Self:
+        """A policy from its written form, naming what is wrong in it."""
+        if type(text) is not str:
+            raise InvalidConfig(f"policy must be a string such as {CARD!r}, got {text!r}")
+        name, _, rest = text.partition(":")
+        if name not in POLICIES:
+            raise InvalidConfig(f"policy must be one of {', '.join(POLICIES)} (with settings: "
+                                f"vllm-v1:reserve_full_isl=false), got {text!r}")
+        settings: dict[str, bool] = {}
+        for part in filter(None, rest.split(",")):
+            key, eq, value = part.partition("=")
+            if not eq or value not in ("true", "false"):
+                raise InvalidConfig(f"policy {text!r}: write each setting as name=true or name=false, got {part!r}")
+            if key in settings:
+                raise InvalidConfig(f"policy {text!r} sets {key} twice")
+            settings[key] = value == "true"
+        known = SETTINGS[name]
+        unknown = [k for k in settings if k not in known]
+        if unknown:
+            raise InvalidConfig(f"policy {name} has no setting {unknown[0]!r}; "
+                                + (f"it has {', '.join(known)}" if known else "it has none"))
+        return cls(name, tuple(sorted((k, v) for k, v in settings.items() if known[k] != v)))
+
+    def __str__(self) -> str:
+        return self.name + "".join(f"{':' if i == 0 else ','}{k}={'true' if v else 'false'}"
+                                   for i, (k, v) in enumerate(self.settings))
+
+    def setting(self, key: str) -> bool:
+        """A setting's value under this policy: its own, or its engine's default."""
+        return dict(self.settings).get(key, SETTINGS[self.name][key])
+
+    @property
+    def holds_after_preemption(self) -> bool:
+        """P2.policy: a step in which phase 1 preempted admits nobody (vLLM v1)."""
+        return self.name == "vllm-v1"
+
+    @property
+    def reserve_full_isl(self) -> bool:
+        """P2.whole: the waiting head is admitted only when blocks for its whole sequence are free."""
+        return self.name == "vllm-v1" and self.setting("reserve_full_isl")
+
+    @property
+    def slug(self) -> str:
+        """The policy in a file name: letters, digits, '-' and '_' only."""
+        return str(self).replace(":", "-").replace(",", "-").replace("=", "-")
+
+
+DEFAULT_POLICY = Policy()  # the card's
+
+
+def policy_help() -> str:
+    """The policies and their settings, for a --policy option's help."""
+    settings = "; ".join(f"setting {k} ({SETTING_TEXT[k]}, default {'true' if d else 'false'})"
+                         for n in POLICIES for k, d in SETTINGS[n].items())
+    return "; ".join(f"{k}: {v}" for k, v in POLICIES.items()) + f"; {settings}; written name:setting=true|false"
+
+
+def all_policies() -> tuple[Policy, ...]:
+    """Every policy the model states: each name with its defaults, then each setting turned the other way."""
+    return tuple(Policy(n) for n in POLICIES) + tuple(Policy(n, ((k, not d),)) for n in POLICIES
+                                                      for k, d in SETTINGS[n].items())
+
 
 Batch = tuple[tuple[str, int], ...]  # (seq_id, n) pairs in scheduling order
 Sample = Callable[[str, tuple[int, ...]], int]  # sees only (seq_id, output so far)
@@ -71,15 +165,15 @@ class Config:
     max_num_seqs: int  # limit on len(running), checked at admission (phase 2)
     max_num_batched_tokens: int  # token budget of one schedule() call
     eos: int | None = None  # end-of-sequence token; None: never
-    policy: str = DEFAULT_POLICY  # one of POLICIES
+    policy: Policy = DEFAULT_POLICY  # the rules it is judged by
 
     def __post_init__(self) -> None:
         for name in ("num_blocks", "block_size", "max_num_seqs", "max_num_batched_tokens"):
             _require_int(name, getattr(self, name), 1)
         if self.eos is not None:
             _require_int("eos", self.eos, None)
-        if type(self.policy) is not str or self.policy not in POLICIES:
-            raise InvalidConfig(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
+        if type(self.policy) is not Policy:
+            raise InvalidConfig(f"policy must be a Policy, got {self.policy!r}; read a written one with Policy.parse")
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,7 +368,7 @@ def phase2_waiting(state: State, budget: int) -> tuple[State, int, Batch, tuple[
                                 f"{head.seq_id} waits", (("running", len(state.running)),)))
             break
         n = chunk(head, budget)
-        # P2.whole: under vllm-v1 the head waits unless blocks for its whole sequence are free now
+        # P2.whole: under vllm-v1 (reserve_full_isl) the head waits unless blocks for its whole sequence are free now
         if not whole_sequence_fits(state, head):
             events.append(_grow_event("P2.whole", state, head, head.remaining,
                                       ": vllm-v1 admits only a sequence whose every token would fit; stop"))
@@ -297,8 +391,8 @@ def phase2_waiting(state: State, budget: int) -> tuple[State, int, Batch, tuple[
 
 def whole_sequence_fits(state: State, head: Seq) -> bool:
     """Under p07 always; under vllm-v1, whether blocks for all num_tokens of the head are free (it still takes
-    only the chunk's blocks): vLLM's scheduler_reserve_full_isl admission gate, on by default."""
-    if state.config.policy != "vllm-v1":
+    only the chunk's blocks): vLLM's scheduler_reserve_full_isl admission gate, on by default (off: always)."""
+    if not state.config.policy.reserve_full_isl:
         return True
     need = blocks_for(state.config.block_size, head.num_tokens) - head.num_blocks
     return state.blocks_used + need <= state.config.num_blocks
@@ -322,10 +416,11 @@ def schedule_explained(state: State) -> tuple[State, Batch, tuple[Event, ...]]:
 def admits_after_phase1(state: State, preempted: bool) -> tuple[bool, tuple[Event, ...]]:
     """Whether phase 2 runs this step: always under p07; under vllm-v1 only if phase 1 preempted nobody."""
     # P2.policy: vllm-v1 admits nobody in a step that preempted
-    if preempted and state.config.policy == "vllm-v1" and state.waiting:
+    if preempted and state.config.policy.holds_after_preemption and state.waiting:
         return False, (Event("P2.policy", state.waiting[0].seq_id,
-                             f"policy vllm-v1: this step preempted, so {state.waiting[0].seq_id} and the rest of "
-                             "waiting are not admitted until the next step", (("policy", "vllm-v1"),)),)
+                             f"policy {state.config.policy}: this step preempted, so {state.waiting[0].seq_id} and the "
+                             "rest of waiting are not admitted until the next step",
+                             (("policy", str(state.config.policy)),)),)
     return True, ()
 
 

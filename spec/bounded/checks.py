@@ -40,7 +40,7 @@ class Claim:
 @dataclass(frozen=True, slots=True)
 class Result:
     claim: str
-    bounds: dict[str, int]
+    bounds: dict[str, object]
     verdict: str  # "proved", "counterexample" or "unknown"
     seconds: float
     step: int | None = None  # the counterexample's last step (shortest); for unknown, the open step
@@ -167,7 +167,7 @@ def check(name: str, bounds: Bounds, timeout: float = 600.0, lemmas: bool = Fals
         peaks = add_up(run.bf(x.prompt_len[j] + x.max_tokens[j] - 1) for j in range(bounds.slots))
         base += ample.defs + [xa.num_blocks >= peaks, xa.num_blocks <= peaks + bounds.num_blocks]
     bad = broken_at(name, run, ample)
-    info = {k: v for k, v in asdict(bounds).items() if k != "arrival"} | {"arrival": bounds.last_arrival}
+    info = bounds.to_json() | {"arrival": bounds.last_arrival}
     inputs = base[:len(base) - len(run.defs) - (len(ample.defs) + 2 if ample else 0)]
     extra = [xa.num_blocks >= peaks, xa.num_blocks <= peaks + bounds.num_blocks] if ample else []
     held: list[z3.BoolRef] = []

@@ -250,8 +250,10 @@ def bad_admission(run: Run, k: int) -> z3.BoolRef:
     tokens, computed, blocks = of_head(x.prompt_len) + of_head(mid.out), of_head(mid.computed), of_head(mid.blocks)
     chunk = z3.If(tokens - computed < left, tokens - computed, left)
     held = [left <= 0, mid.r >= x.max_num_seqs, run.bf(computed + chunk) - blocks > free]
-    if run.b.policy == "vllm-v1":
-        held += [run.bf(tokens) - blocks > free, mid.preemptions > pre.preemptions]
+    if run.b.policy.reserve_full_isl:
+        held.append(run.bf(tokens) - blocks > free)
+    if run.b.policy.holds_after_preemption:
+        held.append(mid.preemptions > pre.preemptions)
     return z3.And(mid.w > 0, z3.Not(z3.Or(*held)))
 
 

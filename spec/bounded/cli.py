@@ -39,7 +39,8 @@ from spec.bounded import (
 from spec.bounded.encode import Bounds
 from spec.bounded.replay import confirm
 from spec.bounded.results import Rows, print_rows, store
-from spec.model import DEFAULT_POLICY, POLICIES
+from spec.errors import InvalidConfig
+from spec.model import DEFAULT_POLICY, Policy, all_policies, policy_help
 
 HERE = Path(__file__).parent
 QUICK = Bounds(slots=2, steps=3, num_blocks=6, block_size=4, budget=6, max_num_seqs=2, prompt_len=6, max_tokens=3)
@@ -81,6 +82,14 @@ VALIDATE_QUICK, VALIDATE_FULL = validate.QUICK_COUNT, 200
 SOLVER_CROSSCHECK = 3  # workloads on which the evaluated encoding is also compared with the solver's model
 
 
+def policy_argument(text: str) -> Policy:
+    """--policy's value, read by Policy.parse; argparse shows what is wrong in it (as check's --policy does)."""
+    try:
+        return Policy.parse(text)
+    except InvalidConfig as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help=f"CI bounds ({QUICK.slots} slots, {QUICK.steps} steps)")
     for name, default in (("slots", FULL.slots), ("steps", FULL.steps), ("num-blocks", 8), ("block-size", 4),
@@ -106,17 +115,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"seconds for all the steps of one BMC claim (default {FULL_CLAIM_SECONDS:g}; quick: no limit)")
     p.add_argument("--relational", action="store_true",
                    help="only the relational induction of OUT (two runs side by side), stored as one row")
-    p.add_argument("--policy", choices=sorted(POLICIES), default=DEFAULT_POLICY,
-                   help="the rules to prove the claims of (docs/rules.md, 'Policies'; default p07, the card); "
-                   "results of another policy are stored in results-<policy>*.json")
+    p.add_argument("--policy", type=policy_argument, default=DEFAULT_POLICY, metavar="POLICY",
+                   help=f"the rules to prove the claims of (docs/rules.md, 'Policies'; default p07, the card): "
+                   f"{policy_help()}; results of another policy are stored in results-<policy>*.json")
     p.add_argument("--write-results", action="store_true", help="store the table in spec/bounded/results*.json")
     p.add_argument("--coverage", action="store_true",
                    help="instead of the claims, regenerate conformance/corpus/coverage/ (one case per rule id)")
 
 
-def results_name(policy: str, quick: bool) -> str:
+def results_name(policy: Policy, quick: bool) -> str:
     """The stored results of a policy: results.json and results-quick.json are the card's."""
-    return ("results" if policy == DEFAULT_POLICY else f"results-{policy}") + ("-quick.json" if quick else ".json")
+    return ("results" if policy == DEFAULT_POLICY else f"results-{policy.slug}") + ("-quick.json" if quick else ".json")
 
 
 def _bounds(args: argparse.Namespace) -> Bounds:
@@ -131,7 +140,7 @@ def _bounds(args: argparse.Namespace) -> Bounds:
 
 
 def validation_row(count: int, rules: types.ModuleType = spec.rules,
-                   solver: int = SOLVER_CROSSCHECK, policy: str = DEFAULT_POLICY) -> dict[str, object]:
+                   solver: int = SOLVER_CROSSCHECK, policy: Policy = DEFAULT_POLICY) -> dict[str, object]:
     """The encoding against `rules` on `count` workloads of the stream and those that fill the quotas (the first
     `solver` also through z3), then one step from drawn states until each claim flag is raised; the row agrees
     only when nothing differs and every quota is met."""
@@ -168,14 +177,14 @@ def validation_row(count: int, rules: types.ModuleType = spec.rules,
             "steps": stats.steps, "preempting_steps": stats.preempting_steps,
             "self_preemptions": stats.self_preemptions, "double_preemptions": stats.double_preemptions,
             "readmissions": stats.readmissions, "solver_checked": checked, "first_eos_checked": first_eos,
-            **({} if policy == DEFAULT_POLICY else {"policy": policy, "held_by_policy": stats.held_by_policy,
+            **({} if policy == DEFAULT_POLICY else {"policy": str(policy), "held_by_policy": stats.held_by_policy,
                                                     "held_whole": stats.held_whole}),
             "quotas": stats.quotas.to_json(), "states": flags.to_json(sizes),
             "verdict": verdict, "first_difference": str(bad[0]) if bad else None,
             "seconds": round(time.perf_counter() - t, 2)}
 
 
-def relational_row(slots: int, timeout: float, policy: str = DEFAULT_POLICY) -> dict[str, object]:
+def relational_row(slots: int, timeout: float, policy: Policy = DEFAULT_POLICY) -> dict[str, object]:
     """OUT by relational induction; proved only if the same queries find a counterexample with the fault."""
     clean = relational.prove_out(slots, timeout=timeout, policy=policy)
     bad = relational.prove_out(slots, timeout=timeout, fault=RELATIONAL_FAULT, policy=policy)
@@ -207,7 +216,7 @@ def bmc_row(name: str, bounds: Bounds, timeout: float, lemmas: bool, claim_secon
     return row
 
 
-def induction_rows(slots: int, timeout: float, policy: str = DEFAULT_POLICY,
+def induction_rows(slots: int, timeout: float, policy: Policy = DEFAULT_POLICY,
                    only: tuple[str, ...] | None = None) -> Iterator[dict[str, object]]:
     """Inv holds initially, and each claim's induction step (or only those of `only`), at `slots` request slots
     (a row as each ends)."""
@@ -224,7 +233,7 @@ def induction_rows(slots: int, timeout: float, policy: str = DEFAULT_POLICY,
 
 
 def model_check_rows(scopes: tuple[Scope, ...], rules: types.ModuleType = spec.rules,
-                     every: bool = False, policy: str = DEFAULT_POLICY) -> list[dict[str, object]]:
+                     every: bool = False, policy: Policy = DEFAULT_POLICY) -> list[dict[str, object]]:
     """One row per scope: every claim on every state of `rules`; proved only when nothing broke and the states
     reached what the scope's `reach` asks."""
     rows: list[dict[str, object]] = []
@@ -242,7 +251,7 @@ def model_check_rows(scopes: tuple[Scope, ...], rules: types.ModuleType = spec.r
     return rows
 
 
-def model_check_beside(scopes: tuple[Scope, ...], policy: str) -> Callable[[], list[dict[str, object]]]:
+def model_check_beside(scopes: tuple[Scope, ...], policy: Policy) -> Callable[[], list[dict[str, object]]]:
     """Start the model check of spec.rules in a second process, beside the solver rows (it needs no solver, they
     no model checker: on two cores the run takes the longer of the two, not their sum); call the result for the
     rows. On one core it runs here, when called."""
@@ -303,7 +312,7 @@ def main(args: argparse.Namespace) -> int:
     validated = True  # with --only and no `validation`, the stored validation row stands
     if not only or "validation" in only:
         count = args.validate or (VALIDATE_QUICK if args.quick else VALIDATE_FULL)
-        for other in (p for p in POLICIES if p != policy):  # the other policies' branches of spec/rules.py, which
+        for other in (p for p in all_policies() if p != policy):  # the other policies' branches of spec/rules.py, which
             rows.append(validation_row(count, policy=other))  # the rows below (about `policy`) never run
         rows.append(validation_row(count, policy=policy))
         validated = rows[-1]["verdict"] == "agree"  # another policy's disagreement fails the run, not this policy's BMC

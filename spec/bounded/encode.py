@@ -25,7 +25,7 @@ from typing import Any, TypeAlias
 
 import z3
 
-from spec.model import DEFAULT_POLICY
+from spec.model import DEFAULT_POLICY, Policy
 
 UNARRIVED, WAITING, RUNNING, FINISHED = 0, 1, 2, 3
 Term: TypeAlias = Any  # a z3.ArithRef (an Int, or a signed bit-vector in bit-vector mode); z3 has no types
@@ -78,11 +78,15 @@ class Bounds:
     prompt_len: int = 8
     max_tokens: int = 4
     arrival: int = 0  # latest arrival step; 0 means `steps`
-    policy: str = DEFAULT_POLICY  # the rules encoded (spec/model.py POLICIES); not symbolic: one run, one policy
+    policy: Policy = DEFAULT_POLICY  # the rules encoded (spec/model.py POLICIES); not symbolic: one run, one policy
 
     @property
     def last_arrival(self) -> int:
         return self.arrival or self.steps
+
+    def to_json(self) -> dict[str, object]:
+        """The bounds as a results row states them, the policy as written."""
+        return {f: str(v) if isinstance(v := getattr(self, f), Policy) else v for f in Bounds.__slots__}
 
 
 @dataclass(frozen=True, slots=True)

@@ -232,9 +232,10 @@ def ad_broken(s: Step) -> str | None:
     n = min(head.num_tokens - head.num_computed, left)
     held = (left <= 0 or len(after.running) >= c.max_num_seqs
             or -(-(head.num_computed + n) // c.block_size) - head.num_blocks > free)  # ceil, computed here
-    if c.policy == "vllm-v1":
-        held = held or -(-head.num_tokens // c.block_size) - head.num_blocks > free \
-            or after.num_preemptions > s.before.num_preemptions
+    if c.policy.reserve_full_isl:
+        held = held or -(-head.num_tokens // c.block_size) - head.num_blocks > free
+    if c.policy.holds_after_preemption:
+        held = held or after.num_preemptions > s.before.num_preemptions
     if held:
         return None
     return (f"{head.seq_id} waits at the head with {n} tokens to run, budget left {left}, "

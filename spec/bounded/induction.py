@@ -34,7 +34,7 @@ from spec.bounded.encode import (
     var,
 )
 from spec.bounded.transition import Run
-from spec.model import DEFAULT_POLICY
+from spec.model import DEFAULT_POLICY, Policy
 
 STEP_CLAIMS = ("unwind", "I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FR", "CH", "AD",
                "Inv", "LIVE")
@@ -107,7 +107,7 @@ BLOCK_SIZES = tuple(range(1, Bounds().block_size + 1))  # every block size the b
 
 
 def prove(slots: int, block_sizes: tuple[int, ...] = BLOCK_SIZES, timeout: float = 600.0,
-          only: tuple[str, ...] = STEP_CLAIMS, policy: str = DEFAULT_POLICY) -> list[Outcome]:
+          only: tuple[str, ...] = STEP_CLAIMS, policy: Policy = DEFAULT_POLICY) -> list[Outcome]:
     """Prove each step claim inductive at `slots` slots, for every block size in `block_sizes`, under `policy`."""
     b = Bounds(slots=slots, steps=1, block_size=max(block_sizes), policy=policy)
     results = []

@@ -25,7 +25,7 @@ import spec.rules
 from spec.bounded.execute import EOS, Draws, Recording, Step, alone, step_violations
 from spec.bounded.quotas import PREEMPTS, victim
 from spec.errors import InvalidRequest, ProtocolError
-from spec.model import DEFAULT_POLICY, Batch, Config, State
+from spec.model import DEFAULT_POLICY, Batch, Config, Policy, State
 from spec.trace import Request
 
 Key = tuple[object, ...]
@@ -299,7 +299,7 @@ def span(v: Span) -> range:
 
 def explore_all(num_blocks: Span, block_size: Span, budget: Span, max_num_seqs: Span, requests: int,
                 prompt_len: Span, max_tokens: Span, rules: types.ModuleType = spec.rules, every: bool = False,
-                policy: str = DEFAULT_POLICY) -> tuple[Report, int]:
+                policy: Policy = DEFAULT_POLICY) -> tuple[Report, int]:
     """Explore every feasible scope within the bounds (each ``span``); return the totals (or the first violation),
     scopes.
 

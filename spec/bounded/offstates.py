@@ -24,7 +24,7 @@ from spec.bounded.execute import EOS, Draws, Recording, Step
 from spec.bounded.induction import free_state
 from spec.bounded.validate import FLAGS, STREAM, Mismatch, Validator, expected, first_difference, spec_flags
 from spec.bounded.witness import Slots, concrete, snap_pairs
-from spec.model import Config, Seq, State, Status
+from spec.model import Config, Policy, Seq, State, Status
 from spec.trace import Request, Workload, make_workload
 
 START = 2  # the step taken from a drawn state: present requests arrived at step 1, arriving ones come now
@@ -110,9 +110,9 @@ def state_pins(init: Snap, d: Drawn) -> list[tuple[z3.ExprRef, int]]:
     return snap_pairs(init, concrete(d.state, Slots(index, drawn), len(d.slot)))
 
 
-def flags_for(policy: str) -> tuple[str, ...]:
-    """The flags a policy can raise (P2.whole exists under vllm-v1 only): each must be raised QUOTA times."""
-    return tuple(f for f in FLAGS if f != "held_whole" or policy == "vllm-v1")
+def flags_for(policy: Policy) -> tuple[str, ...]:
+    """The flags a policy can raise (P2.whole exists under reserve_full_isl only): each must be raised QUOTA times."""
+    return tuple(f for f in FLAGS if f != "held_whole" or policy.reserve_full_isl)
 
 
 @dataclass(slots=True)

@@ -12,14 +12,14 @@ quotas too. Kinds are read off the spec's own run (``step_kinds``), never off th
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import spec.rules
 from spec.bounded.encode import Bounds
 from spec.bounded.execute import EOS, Step, run
 from spec.feasible import tightest_num_blocks
-from spec.model import DEFAULT_POLICY, Config
+from spec.model import DEFAULT_POLICY, Config, Policy
 from spec.trace import Request, Workload, make_workload
 
 QUOTA = 3  # compared steps per (kind, block size)
@@ -39,15 +39,15 @@ KINDS: dict[str, str] = {
     "admit_after_3": "phase 2 admits in a step that starts with three or more preemptions behind it",
 }
 ANY_SIZE = ("admit_after_3",)  # rare at large blocks under vllm-v1: its quota is over all block sizes together
-POLICY_KINDS: dict[str, dict[str, str]] = {
-    "vllm-v1": {"whole": "the head waits: blocks for its whole sequence are not free (P2.whole)",
-                "held": "nobody is admitted because phase 1 preempted (P2.policy)"},
+POLICY_KINDS: dict[str, tuple[str, Callable[[Policy], bool]]] = {  # kind: what it is, the policies that have it
+    "whole": ("the head waits: blocks for its whole sequence are not free (P2.whole)", lambda p: p.reserve_full_isl),
+    "held": ("nobody is admitted because phase 1 preempted (P2.policy)", lambda p: p.holds_after_preemption),
 }
 
 
-def kinds_for(policy: str) -> tuple[str, ...]:
+def kinds_for(policy: Policy) -> tuple[str, ...]:
     """The kinds whose quotas a stream under `policy` must fill."""
-    return tuple(KINDS) + tuple(POLICY_KINDS.get(policy, {}))
+    return tuple(KINDS) + tuple(k for k, (_, has) in POLICY_KINDS.items() if has(policy))
 
 
 def victim(message: str) -> str:

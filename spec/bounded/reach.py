@@ -24,6 +24,7 @@ import z3
 from spec.bounded import checks
 from spec.bounded.encode import FINISHED, RUNNING, Bounds, Inputs, num, one_if, total, var
 from spec.bounded.transition import Run
+from spec.model import Policy
 
 Cond = Callable[[Run, int], z3.BoolRef]  # at step k of a run
 
@@ -70,7 +71,8 @@ KINDS: dict[str, Cond] = {
     "whole": lambda r, k: r.held_whole[k - 1],
     "held": lambda r, k: z3.And(r.preempted_now[k - 1], r.mid[k].w > 0),
 }
-POLICY_ONLY = {"whole": "vllm-v1", "held": "vllm-v1"}
+POLICY_ONLY: dict[str, Callable[[Policy], bool]] = {"whole": lambda p: p.reserve_full_isl,  # the policies with it
+                                                   "held": lambda p: p.holds_after_preemption}
 
 # The antecedent of each claim whose formula has one (checks.broken_at), at step k: where it fails the claim holds
 # vacuously. The other claims' formulas judge every step as it is. OUT's (a sequence finished in both runs, at
@@ -82,8 +84,8 @@ PREMISES: dict[str, Cond] = {
 }
 
 
-def kinds_for(policy: str) -> tuple[str, ...]:
-    return tuple(k for k in KINDS if POLICY_ONLY.get(k, policy) == policy)
+def kinds_for(policy: Policy) -> tuple[str, ...]:
+    return tuple(k for k in KINDS if k not in POLICY_ONLY or POLICY_ONLY[k](policy))
 
 
 def _solve(facts: list[z3.BoolRef], goal: z3.BoolRef, timeout: float) -> str:
@@ -155,7 +157,7 @@ def reach(bounds: Bounds, claims: tuple[str, ...], timeout: float = 120.0, ends:
     vacuous = [f"{claim} with {kind}: {v}" for claim, row in found.items() for kind, v in row.items() if v != "sat"]
     missed = q.ends_missed() if ends else []
     return {"claim": "premises reach every kind", "kind": "reach",
-            "bounds": {f: getattr(bounds, f) for f in Bounds.__slots__}, "claims": list(claims),
+            "bounds": bounds.to_json(), "claims": list(claims),
             "anywhere": anywhere, "premises": found, "vacuous": vacuous,
             "beyond": [k for k, v in anywhere.items() if v != "sat"], "ends_missed": missed,
             "verdict": "vacuous" if vacuous else "narrow" if missed else "reached",

@@ -29,7 +29,7 @@ import z3
 from spec.bounded.encode import FINISHED, Bounds, Inputs, Snap, Term, arithmetic, num, total, var
 from spec.bounded.induction import BLOCK_SIZES, _domain, blocks_for_peak, free_state, inv
 from spec.bounded.transition import Run
-from spec.model import DEFAULT_POLICY
+from spec.model import DEFAULT_POLICY, Policy
 
 
 def output_forced(run: Run, s: Snap, first_eos: tuple[Term, ...]) -> z3.BoolRef:
@@ -59,7 +59,7 @@ class Pair:
     goals: dict[str, z3.BoolRef]  # each true when the step breaks it
 
 
-def pair(slots: int, fault: str | None, block_size: int = 4, policy: str = DEFAULT_POLICY) -> Pair:
+def pair(slots: int, fault: str | None, block_size: int = 4, policy: Policy = DEFAULT_POLICY) -> Pair:
     """Build one step of both runs from states satisfying the pair invariant (integer arithmetic)."""
     b = Bounds(slots=slots, steps=1, block_size=block_size, policy=policy)
     x = Inputs.fresh(b, "_r")
@@ -100,7 +100,7 @@ class Verdict:
 
 
 def prove_out(slots: int, block_sizes: tuple[int, ...] = BLOCK_SIZES, timeout: float = 600.0,
-              fault: str | None = None, policy: str = DEFAULT_POLICY) -> Verdict:
+              fault: str | None = None, policy: Policy = DEFAULT_POLICY) -> Verdict:
     """Prove the pair invariant inductive and OUT implied by it, for each block size; stop at the first failure."""
     start = time.perf_counter()
     done: list[int] = []

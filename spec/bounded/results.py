@@ -40,7 +40,7 @@ def store(path: Path, rows: list[dict[str, object]], bounds: Bounds, partial: bo
         b = r.get("bounds")
         return (r["claim"], r["kind"]) + ((b["slots"], b["steps"], bool(r.get("lemmas")))
                                           if r["kind"] == "bmc" and isinstance(b, dict) else ())
-    header = {f: getattr(bounds, f) for f in Bounds.__slots__}
+    header = bounds.to_json()
     if path.exists():
         old = json.loads(path.read_text())
         fresh = {key(r) for r in rows}

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 import spec.rules
 from spec.bounded.execute import Draws, Step, ample, live_broken, outputs, run, step_violations
 from spec.feasible import ample_num_blocks, liveness_bound
-from spec.model import DEFAULT_POLICY, Config, Seq, State, Status
+from spec.model import DEFAULT_POLICY, Config, Policy, Seq, State, Status
 from spec.rules import blocks_for
 from spec.trace import Request, Workload, make_workload
 
@@ -82,13 +82,13 @@ def around(k: int) -> tuple[int, int, int]:
     return 2**k - 1, 2**k, 2**k + 1
 
 
-def crowd(m: int, budget: int, policy: str) -> Workload:
+def crowd(m: int, budget: int, policy: Policy) -> Workload:
     """max_num_seqs `m` and m + 1 one-token prompts arriving at once, on a cache that holds them all."""
     requests = [Request(f"r{i}", 1, 2, 1) for i in range(m + 1)]
     return make_workload(Config(ample_num_blocks(1, requests), 1, m, budget, 0, policy), requests)
 
 
-def numbers(v: int, policy: str) -> tuple[Workload, ...]:
+def numbers(v: int, policy: Policy) -> tuple[Workload, ...]:
     """A block size and a budget of `v` that bind; a cache of `v` blocks that fills; a budget spent exactly."""
     long = [Request("a", 2 * v + 1, 2, 1), Request("b", 1, 2, 2)]  # chunks of v, then 1 across a block boundary
     fill = [Request("a", v, 1, 1), Request("b", 1, 1, 1)]  # a takes all v blocks; b waits for them
@@ -98,7 +98,7 @@ def numbers(v: int, policy: str) -> tuple[Workload, ...]:
             make_workload(Config(ample_num_blocks(1, split), 1, 2, v, 0, policy), split))
 
 
-def thrash(p: int, policy: str) -> Workload:
+def thrash(p: int, policy: Policy) -> Workload:
     """`a` decodes for p + 1 steps inside one block; `b` is admitted with a chunk of one block, cannot grow to a
     second one while `a` holds it, and preempts itself: once a step, p times in a row (under p07)."""
     size = p + 2  # a's every token fits its one block
@@ -106,14 +106,14 @@ def thrash(p: int, policy: str) -> Workload:
     return make_workload(Config(2, size, 2, size + 1, 0, policy), requests)
 
 
-def queued_thrash(waiting: int, policy: str) -> Workload:
+def queued_thrash(waiting: int, policy: Policy) -> Workload:
     """thrash(3) with `waiting` one-token requests behind: each preemption puts the victim at the head of them."""
     base = thrash(3, policy)
     requests = base.requests + tuple(Request(f"q{i}", 1, 1, 1) for i in range(waiting))
     return make_workload(base.config, requests)
 
 
-def long_output(length: int, policy: str) -> Probe:
+def long_output(length: int, policy: Policy) -> Probe:
     """A state a run of `length` decode steps reaches: `long` running with an output of `length` tokens (drawn by
     the proofs' sampler: base + d), 4 tokens from its max_tokens; a short request arrives beside it."""
     size = 16
@@ -124,7 +124,7 @@ def long_output(length: int, policy: str) -> Probe:
     return Probe(make_workload(config, [Request("b", 1, 2, 1)], base={"b": 200}), start)
 
 
-def workloads(tier: Tier, policy: str = DEFAULT_POLICY) -> tuple[Probe, ...]:
+def workloads(tier: Tier, policy: Policy = DEFAULT_POLICY) -> tuple[Probe, ...]:
     """The tier's runs, cheapest kind first."""
     out: list[Probe] = []
     for k in tier.number_bits:
@@ -189,7 +189,7 @@ def whole_run(rules: types.ModuleType, probe: Probe, steps: tuple[Step, ...], ca
 
 
 def scale_row(tier: Tier = QUICK, rules: types.ModuleType = spec.rules,
-              policy: str = DEFAULT_POLICY) -> dict[str, object]:
+              policy: Policy = DEFAULT_POLICY) -> dict[str, object]:
     """The row `claims at scale`: the first claim broken on the tier's runs, if any."""
     t = time.perf_counter()
     first, runs, steps, most = None, 0, 0, 0

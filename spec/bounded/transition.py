@@ -184,7 +184,7 @@ class Run:
 
     def admission_budget(self, budget: Term) -> Term:
         """What phase 2 may use (admits_after_phase1): all that is left, but none under vllm-v1 after a preemption."""
-        if self.b.policy == "vllm-v1":  # P2.policy
+        if self.b.policy.holds_after_preemption:  # P2.policy
             return self.scalar(z3.If(self.preempted_now[-1], num(0), budget), "admission_budget")
         return budget
 
@@ -203,7 +203,7 @@ class Run:
             head = pick(s.queue, s.r)
             _rem, n, tokens = self.chunk(s, head, budget)
             fail = z3.Not(self.fits(s, head, tokens))
-            if self.b.policy == "vllm-v1":  # P2.whole: every token of the head must fit, only the chunk is taken
+            if self.b.policy.reserve_full_isl:  # P2.whole: every token of the head must fit, only the chunk is taken
                 whole = z3.Not(self.fits(s, head, pick(self.x.prompt_len, head) + pick(s.out, head)))
                 held = z3.Or(held, z3.And(g, whole))
                 fail = z3.Or(fail, whole)

@@ -36,7 +36,7 @@ from spec.bounded.induction import free_state
 from spec.bounded.transition import Run
 from spec.bounded.witness import Slots, concrete, pinned, snap_pairs
 from spec.feasible import liveness_bound
-from spec.model import Seq, State, Status
+from spec.model import Policy, Seq, State, Status
 from spec.trace import Request, Workload
 
 STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FB", "FC", "NP", "BO", "FR", "CH", "AD")
@@ -345,7 +345,7 @@ def modules(skipped: list[str] | None = None) -> Iterator[tuple[str, types.Modul
         yield name, module
 
 
-def vacuity_row(count: int = WORKLOADS, policy: str = validate.STREAM.policy,
+def vacuity_row(count: int = WORKLOADS, policy: Policy = validate.STREAM.policy,
                 only: tuple[tuple[str, types.ModuleType], ...] | None = None) -> dict[str, object]:
     """The row `claims can fail`: formulas against statements on the runs of spec/rules.py and of every fault,
     on `count` workloads of the validation's stream and `count` short ones, and on changed steps of the

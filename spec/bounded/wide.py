@@ -20,7 +20,7 @@ import spec.rules
 from spec.bounded.encode import Bounds
 from spec.bounded.validate import SEED, Validator
 from spec.feasible import ample_num_blocks, tightest_num_blocks
-from spec.model import DEFAULT_POLICY, Config
+from spec.model import DEFAULT_POLICY, Config, Policy
 from spec.trace import Request, Workload, make_workload
 
 WIDE = Bounds(slots=5, steps=24, num_blocks=64, block_size=17, budget=24, max_num_seqs=5, prompt_len=17,
@@ -59,7 +59,7 @@ def candidate(rng: random.Random, b: Bounds = WIDE) -> Workload:
         return make_workload(config, reqs, eos_at=eos)
 
 
-def wide_row(count: int = COUNT, rules: types.ModuleType = spec.rules, policy: str = DEFAULT_POLICY,
+def wide_row(count: int = COUNT, rules: types.ModuleType = spec.rules, policy: Policy = DEFAULT_POLICY,
              validator: Validator | None = None) -> dict[str, object]:
     """The row `encoding == spec.rules (wide)`: the first difference on `count` drawn workloads, if any
     (`validator`: the encoding of WIDE under `policy`, compared with `rules`, if already built)."""

@@ -17,6 +17,7 @@ from conformance.checks.workload import check_workload
 from conformance.profiles import Profile
 from conformance.suite import run
 from spec.golden import case_named
+from spec.model import DEFAULT_POLICY
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = "from impl.scheduler import Scheduler as Base, Sequence, SequenceStatus\n\n\n"
@@ -206,7 +207,7 @@ def test_a_finding_of_schedulers_alive_at_once_is_confirmed_and_replayed_with_th
 
     fault = tmp_path / "arenas.py"
     fault.write_text(source("impl_instance_arenas"))
-    lanes = list(group_lanes("reach/instances-257-alive", "p07"))
+    lanes = list(group_lanes("reach/instances-257-alive", DEFAULT_POLICY))
     finding, lane = group_finding(lanes, load_target(str(fault)))
     assert finding is not None and finding.rule == "H.instances"
     confirmed = Fresh.of(str(fault), None, False).confirm("hygiene", lane, finding, "reach/instances-257-alive")

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from conformance.capabilities import Capabilities
+from conformance.catalog import suspects
 from conformance.cli import main
 from conformance.drivers import run_workload
 from conformance.suite import run
-from spec.model import Config
+from spec.model import Config, Policy, all_policies
 from spec.trace import Request, make_workload
 
 V1_MUTANT = "conformance/mutants/no_admission_after_preemption.py"  # the card with vLLM v1's first difference only
@@ -25,14 +26,16 @@ def v1_scheduler(tmp_path):
     """An adapter whose engine is the spec under vllm-v1: a scheduler that follows vLLM v1's rules."""
     path = tmp_path / "v1_adapter.py"
     path.write_text("from dataclasses import replace\nfrom conformance.adapters import SpecAdapter\n"
+                    "from spec.model import Policy\n"
                     "def open_target(target):\n"
-                    "    return lambda config, sample: SpecAdapter(replace(config, policy='vllm-v1'), sample)\n")
+                    "    v1 = Policy('vllm-v1')\n"
+                    "    return lambda config, sample: SpecAdapter(replace(config, policy=v1), sample)\n")
     return str(path)
 
 
 def test_a_scheduler_that_follows_vllm_v1_passes_every_check_under_vllm_v1(v1_scheduler):
     # a source that forgot the policy would judge its workloads by the card's rules, and this would fail
-    report = run("spec", "quick", adapter=v1_scheduler, policy="vllm-v1")
+    report = run("spec", "quick", adapter=v1_scheduler, policy=Policy("vllm-v1"))
     assert report.verdict == "PASS", report.summary()
     assert report.checks["golden"].runs == 5  # the card's worked cases schedule alike under both policies
     assert report.to_json()["policy"] == "vllm-v1"
@@ -53,7 +56,7 @@ def test_half_of_vllm_v1_is_told_apart_from_the_policy():
     report = run(V1_MUTANT, "quick")
     d = report.diagnosis
     assert d is not None and d["matches"] == ["no_admission_after_preemption"] and len(d["causes"]) == 1, d["lines"]
-    assert run(V1_MUTANT, "quick", policy="vllm-v1").verdict == "FAIL"  # the gate is missing under vllm-v1
+    assert run(V1_MUTANT, "quick", policy=Policy("vllm-v1")).verdict == "FAIL"  # the gate is missing under vllm-v1
 
 
 def test_a_card_scheduler_under_vllm_v1_is_diagnosed_as_following_the_card(capsys):
@@ -182,12 +185,22 @@ def test_the_shrinker_keeps_the_policy_while_it_shrinks_the_config():
     from conformance.checks.shrink import shrink
     from conformance.checks.workload import predicate
 
-    w = make_workload(Config(4, 2, 4, 5, policy="vllm-v1"),
+    w = make_workload(Config(4, 2, 4, 5, policy=Policy("vllm-v1")),
                       [Request("a1", 1, 3), Request("a2", 3, 3), Request("a3", 2, 2, arrival=5)])
     fails = predicate("differential", load_target("impl"), False)  # the card's scheduler, judged by vllm-v1
     finding = fails(w)
     assert finding is not None and finding.rule == "P2.policy"
     small, _ = shrink(w, finding, fails)
-    assert small.config.policy == "vllm-v1"
+    assert small.config.policy == Policy("vllm-v1")
     # a candidate config that lost the policy would pass (impl follows the card) and never be kept
     assert small.config.max_num_seqs < 4 and len(small.requests) == 2, small
+
+
+@pytest.mark.parametrize("policy", all_policies(), ids=str)
+def test_no_cause_tried_under_a_policy_hints_at_that_policy(policy):
+    """A hint to check under the policy already in force tells the user nothing (a run under vllm-v1 was told
+    "check under --policy vllm-v1"); every other policy is tried, by a cause of its own or a bug that equals it."""
+    said = [b.name for b in suspects(policy) if re.search(rf"--policy {re.escape(str(policy))}(?![:\w])", b.hint)]
+    assert said == []
+    tried = {b.policy for b in suspects(policy)}
+    assert tried - {None} == set(all_policies()) - {policy}

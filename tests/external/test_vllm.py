@@ -8,6 +8,7 @@ command that installs it, where vllm cannot be imported.
 from __future__ import annotations
 
 import importlib.util
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 from conformance.adapters import LoadError, SpecAdapter, load_target
 from conformance.suite import run
-from spec.model import POLICIES, Config
+from spec.model import POLICIES, Config, Policy
 from spec.trace import Request, make_workload
 
 pytestmark = pytest.mark.external
@@ -118,7 +119,7 @@ def test_vllm_admits_nobody_in_a_step_that_preempted() -> None:
     assert batches["card"][:4] == [[("a1", 2), ("a2", 1)], [("a1", 1), ("a2", 1)], [("a1", 1), ("a2", 2)], [("a2", 1)]]
     assert batches["vllm"][:4] == [[("a1", 2), ("a2", 1)], [("a1", 1), ("a2", 1)], [("a1", 1)], [("a2", 3)]]
     if "vllm-v1" in POLICIES:
-        sut = SpecAdapter(Config(3, 2, 4, 3, policy="vllm-v1"), _sample)
+        sut = SpecAdapter(Config(3, 2, 4, 3, policy=Policy("vllm-v1")), _sample)
         for r in requests:
             sut.add(*r)
         assert _batches(sut, 4) == batches["vllm"]
@@ -139,7 +140,7 @@ def test_quick_under_the_card_fails_only_where_vllm_skips_admission_after_preemp
 @needs_policy
 @pytest.mark.parametrize("profile", ["quick", "default"])
 def test_vllm_with_its_own_defaults_passes_under_the_vllm_v1_policy(profile: str) -> None:
-    report = run("vllm", profile, adapter=ADAPTER, policy="vllm-v1")
+    report = run("vllm", profile, adapter=ADAPTER, policy=Policy("vllm-v1"))
     assert report.error is None
     assert report.verdict == "PASS", report.summary()
     assert report.checks["invariants"].status == "pass"  # white box was read, not skipped
@@ -151,18 +152,39 @@ def test_vllm_with_its_own_defaults_passes_under_the_vllm_v1_policy(profile: str
 @needs_policy
 def test_vllm_default_admission_needs_the_whole_prompt_s_blocks() -> None:
     """vLLM's default scheduler_reserve_full_isl=True: a chunk that fits is not admitted unless the prompt fits."""
-    config = Config(3, 2, 4, 4, policy="vllm-v1")
+    config = Config(3, 2, 4, 4, policy=Policy("vllm-v1"))
     w = make_workload(config, [Request("a1", 2, 2), Request("a2", 6, 1)])
     for adapter, expected in ((ADAPTER, [("a1", 2)]), (CARD_ADMISSION, [("a1", 2), ("a2", 2)])):
         sut: Any = load_target("vllm", adapter)(w.config, _sample)
         for r in w.requests:
             sut.add(r.seq_id, r.prompt_len, r.max_tokens)
         assert list(sut.schedule().items()) == expected, adapter
-    for policy, expected in (("vllm-v1", [("a1", 2)]), ("p07", [("a1", 2), ("a2", 2)])):  # P2.whole
+    for written, expected in (("vllm-v1", [("a1", 2)]), ("vllm-v1:reserve_full_isl=false", [("a1", 2), ("a2", 2)]),
+                              ("p07", [("a1", 2), ("a2", 2)])):  # P2.whole, under vLLM's default only
+        policy = Policy.parse(written)
         spec: Any = SpecAdapter(replace(config, policy=policy), _sample)
         spec.add("a1", 2, 2)
         spec.add("a2", 6, 1)
         assert list(spec.schedule().items()) == expected, policy
+
+
+@needs_vllm
+@pytest.mark.parametrize("profile", ["quick", "default"])
+def test_vllm_with_reserve_full_isl_off_passes_under_its_policy(profile: str) -> None:
+    report = run("vllm", profile, adapter=CARD_ADMISSION, policy=Policy.parse("vllm-v1:reserve_full_isl=false"))
+    assert report.error is None
+    assert report.verdict == "PASS", report.summary()
+    assert report.checks["invariants"].status == "pass"
+
+
+@needs_vllm
+def test_vllm_with_reserve_full_isl_off_under_vllm_v1_fails_with_one_cause_the_setting() -> None:
+    report = run("vllm", "quick", adapter=CARD_ADMISSION, policy=Policy("vllm-v1"))
+    assert report.error is None and report.verdict == "FAIL"
+    assert report.diagnosis is not None
+    assert [c["bugs"] for c in report.diagnosis["causes"]] == [["policy:vllm-v1:reserve_full_isl=false"]]
+    assert "--policy vllm-v1:reserve_full_isl=false" in "\n".join(report.diagnosis["lines"])
+    assert not re.search(r"--policy vllm-v1(?![:\w])", "\n".join(report.diagnosis["lines"]))  # not the one in force
 
 
 @needs_vllm

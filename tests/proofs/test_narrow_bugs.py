@@ -21,6 +21,7 @@ import spec.rules
 from spec import faults
 from spec.bounded import cli, encode, modelcheck, offstates, transition, validate
 from spec.faults import Edit
+from spec.model import all_policies
 from tests.proofs.encodings import compared_with, patched
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,9 +38,9 @@ SPEC_BUGS: dict[str, tuple[str, tuple[Edit, ...]]] = {
     "eos_finished_first": ("those finished on eos filed before those at max_tokens, in one step",
                            faults.OBSERVABLE["eos_finished_first"].edits),
     "admission_stops_after_3": ("no admission at all once three preemptions have happened", (
-        Edit('    if preempted and state.config.policy == "vllm-v1" and state.waiting:',
+        Edit('    if preempted and state.config.policy.holds_after_preemption and state.waiting:',
              "    if state.num_preemptions >= 3:\n        return False, ()\n"
-             '    if preempted and state.config.policy == "vllm-v1" and state.waiting:'),)),
+             '    if preempted and state.config.policy.holds_after_preemption and state.waiting:'),)),
 }
 # edits of spec/bounded/transition.py and encode.py: name -> (file, edits)
 ENCODING_BUGS: dict[str, tuple[str, tuple[Edit, ...]]] = {
@@ -104,7 +105,7 @@ def test_a_claim_flag_computed_wrong_differs_from_the_spec_on_drawn_states(name,
     assert bad and bad[0].field.startswith("flags"), bad
 
 
-@pytest.mark.parametrize("policy", ["p07", "vllm-v1"])
+@pytest.mark.parametrize("policy", all_policies(), ids=str)
 def test_admission_stopped_after_three_preemptions_starves_the_queue_in_the_model_check(policy):
     rules = faults.module_with(SPEC_BUGS["admission_stops_after_3"][1], "stop_after_3")
     bounds = {k: v for k, v in cli.CROWD.items() if k != "reach"}

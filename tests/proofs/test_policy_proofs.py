@@ -7,9 +7,11 @@ import pytest
 import spec.rules
 from spec import faults
 from spec.bounded import modelcheck, validate
+from spec.model import Policy
 from tests.proofs.encodings import compared_with, encoding
 
-V1 = replace(validate.STREAM, policy="vllm-v1")
+V1 = replace(validate.STREAM, policy=Policy("vllm-v1"))
+CHUNK = replace(validate.STREAM, policy=Policy.parse("vllm-v1:reserve_full_isl=false"))  # vLLM v1, the gate off
 SCOPE = dict(num_blocks=4, block_size=2, budget=4, max_num_seqs=2, requests=2, prompt_len=3, max_tokens=2)
 
 
@@ -22,10 +24,23 @@ def test_the_encoding_agrees_with_the_spec_under_vllm_v1_on_steps_that_hold_admi
 
 def test_the_validation_sees_a_spec_without_the_whole_sequence_gate():
     # vllm-v1 with only its first difference: the encoding (which has the gate) must disagree with it
-    gate_off = faults.module_with((faults.Edit('if state.config.policy != "vllm-v1":\n        return True',
+    gate_off = faults.module_with((faults.Edit("if not state.config.policy.reserve_full_isl:\n        return True",
                                                "if True:\n        return True"),), "no_whole_sequence_gate")
     with compared_with(gate_off, V1) as v:
         bad, _ = validate.validate(60, bounds=V1, rules=gate_off, validator=v)
+    assert bad
+
+
+def test_with_reserve_full_isl_off_the_encoding_agrees_and_sees_a_spec_that_keeps_the_gate():
+    bad, stats = validate.validate(60, bounds=CHUNK, validator=encoding(CHUNK))
+    assert not bad, bad[0]
+    assert stats.held_by_policy > 0 and stats.held_whole == 0  # P2.policy holds a head back, P2.whole never does
+    # the setting read as if it were the name: vllm-v1's gate whatever reserve_full_isl says
+    by_name = faults.module_with((faults.Edit("if not state.config.policy.reserve_full_isl:\n        return True",
+                                              'if state.config.policy.name != "vllm-v1":\n        return True'),),
+                                 "gate_by_name")
+    with compared_with(by_name, CHUNK) as v:
+        bad, _ = validate.validate(60, bounds=CHUNK, rules=by_name, validator=v)
     assert bad
 
 
@@ -40,7 +55,7 @@ def test_a_vllm_v1_bug_that_starves_the_queue_breaks_the_claims_only_under_vllm_
     # held back after any preemption so far, not only one of this step: once running empties, nobody is admitted
     starve = faults.module_with((faults.Edit("state.num_preemptions > preemptions)", "state.num_preemptions > 0)"),),
                                 "starve_after_any_preemption")
-    broken_v1 = modelcheck.explore_all(**SCOPE, rules=starve, every=True, policy="vllm-v1")[0].broken
+    broken_v1 = modelcheck.explore_all(**SCOPE, rules=starve, every=True, policy=Policy("vllm-v1"))[0].broken
     assert broken_v1, "the model check under vllm-v1 cannot see a starving queue"
-    assert modelcheck.explore_all(**SCOPE, rules=starve, policy="p07")[0].violation is None
-    assert modelcheck.explore_all(**SCOPE, rules=spec.rules, policy="vllm-v1")[0].violation is None
+    assert modelcheck.explore_all(**SCOPE, rules=starve, policy=Policy())[0].violation is None
+    assert modelcheck.explore_all(**SCOPE, rules=spec.rules, policy=Policy("vllm-v1"))[0].violation is None

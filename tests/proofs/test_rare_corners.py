@@ -25,7 +25,7 @@ import pytest
 from spec import faults
 from spec.bounded import cli, encode, induction, modelcheck, reach, validate, values
 from spec.faults import Edit
-from spec.model import Config
+from spec.model import DEFAULT_POLICY, Config, Policy
 from spec.rules import initial_state
 from tests.proofs.encodings import compared_with
 
@@ -85,7 +85,7 @@ def test_a_guard_that_lets_a_kind_of_bad_value_through_fails_the_model_check(nam
 
 
 def test_the_validation_under_vllm_v1_sees_its_gate_off_by_one():
-    v1 = replace(validate.STREAM, policy="vllm-v1")
+    v1 = replace(validate.STREAM, policy=Policy("vllm-v1"))
     rules = faults.module_with((WHOLE_OFF_BY_ONE,), "whole_off_by_one")
     with compared_with(rules, v1) as v:
         bad, _ = validate.validate(validate.QUICK_COUNT, bounds=v1, rules=rules, validator=v)
@@ -95,7 +95,7 @@ def test_the_validation_under_vllm_v1_sees_its_gate_off_by_one():
 def test_prove_of_the_card_validates_every_policy(monkeypatch, capsys):
     validated: list[str] = []
 
-    def row(count, rules=None, solver=0, policy="p07"):
+    def row(count, rules=None, solver=0, policy=DEFAULT_POLICY):
         validated.append(policy)
         return {"claim": f"validation {policy}", "kind": "validation", "workloads": 0, "steps": 0,
                 "preempting_steps": 0, "verdict": "agree", "seconds": 0}
@@ -104,7 +104,8 @@ def test_prove_of_the_card_validates_every_policy(monkeypatch, capsys):
     args = cli.argparse.ArgumentParser()
     cli.add_arguments(args)
     assert cli.main(args.parse_args(["--quick", "--only", "validation"])) == 0
-    assert sorted(validated) == ["p07", "vllm-v1"] and validated[-1] == "p07"  # the card's last: it gates its BMC
+    assert sorted(map(str, validated)) == ["p07", "vllm-v1", "vllm-v1:reserve_full_isl=false"]  # every policy
+    assert validated[-1] == DEFAULT_POLICY  # the card's last: it gates its BMC
 
 
 SMALL = replace(cli.QUICK, steps=2)

@@ -149,8 +149,8 @@ def test_grading_under_a_policy_judges_every_case_by_it(tmp_path):
     subs.mkdir()
     shutil.copy(CORRECT, subs / "impl.py")
     v1 = flatten("no_admission_after_preemption")  # the card with vLLM v1's first difference; default policy v1
-    assert v1.count('DEFAULT_POLICY = "p07"') == 1
-    (subs / "v1.py").write_text(v1.replace('DEFAULT_POLICY = "p07"', 'DEFAULT_POLICY = "vllm-v1"'))
+    assert v1.count("DEFAULT_POLICY = Policy()") == 1
+    (subs / "v1.py").write_text(v1.replace("DEFAULT_POLICY = Policy()", 'DEFAULT_POLICY = Policy("vllm-v1")'))
     rubric = tight_rubric(tmp_path)
     grades = grade(subs, tmp_path / "out", rubric, "--policy", "vllm-v1")
     assert grades["v1"]["score"] == 100 and grades["v1"]["policy"] == "vllm-v1", grades["v1"]["diagnosis"]

@@ -3,6 +3,7 @@
 import pytest
 
 from conformance.grading.rubric import DEFAULT_RUBRIC, RubricError, load_rubric, parse_rubric
+from spec.model import DEFAULT_POLICY, Policy
 
 MINIMAL = """
 corpus = "p07-corpus/1"
@@ -104,9 +105,12 @@ def test_a_rubric_names_its_policy_and_an_unknown_one_is_refused():
     from conformance.grading.rubric import DEFAULT_RUBRIC, RubricError, parse_rubric, under_policy
 
     text = DEFAULT_RUBRIC.read_text()
-    assert parse_rubric(text).policy == "p07"
+    assert parse_rubric(text).policy == DEFAULT_POLICY
     v1 = parse_rubric('policy = "vllm-v1"\n' + text)
-    assert v1.policy == "vllm-v1" and v1.digest != parse_rubric(text).digest
-    with pytest.raises(RubricError, match=r"rubric.policy must be one of p07, vllm-v1, got 'vllm'"):
+    assert v1.policy == Policy("vllm-v1") and v1.digest != parse_rubric(text).digest
+    chunk = parse_rubric('policy = "vllm-v1:reserve_full_isl=false"\n' + text)
+    assert str(chunk.policy) == "vllm-v1:reserve_full_isl=false" and chunk.digest != v1.digest
+    with pytest.raises(RubricError, match=r"rubric.policy: policy must be one of p07, vllm-v1 .*got 'vllm'"):
         parse_rubric('policy = "vllm"\n' + text)
-    assert under_policy(v1, "vllm-v1") is v1 and under_policy(parse_rubric(text), "vllm-v1").policy == "vllm-v1"
+    assert under_policy(v1, Policy("vllm-v1")) is v1
+    assert under_policy(parse_rubric(text), Policy("vllm-v1")).policy == Policy("vllm-v1")
