@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from spec.model import Config, Sample
+from spec.model import POLICIES, SETTINGS, Config, Policy, Sample
 from spec.trace import Workload
 
 
@@ -28,10 +28,18 @@ class Capabilities:
     idle_schedule: bool = True  # False: never call schedule() while no added request is unfinished
     max_prompt_len: int | None = None  # the longest prompt the engine can hold; None: any
     max_num_blocks: int | None = None  # the largest KV cache the engine can build; None: any
+    engine: str | None = None  # the policy the engine's scheduler follows by name (spec/model.py POLICIES), if known
+    engine_settings: tuple[tuple[str, object], ...] = ()  # how the engine is configured, where that changes scheduling
 
     def __post_init__(self) -> None:
         if type(self.idle_schedule) is not bool:
             raise CapabilityError(f"Capabilities.idle_schedule must be True or False, got {self.idle_schedule!r}")
+        if self.engine is not None and type(self.engine) is not str:
+            raise CapabilityError(f"Capabilities.engine must be None or a policy's name, got {self.engine!r}")
+        if type(self.engine_settings) is not tuple or \
+                any(type(s) is not tuple or len(s) != 2 or type(s[0]) is not str for s in self.engine_settings):
+            raise CapabilityError("Capabilities.engine_settings must be a tuple of (name, value) pairs, got "
+                                  f"{self.engine_settings!r}")
         for name in ("max_prompt_len", "max_num_blocks"):
             value = getattr(self, name)
             if value is not None and (type(value) is not int or value < 1):
@@ -42,6 +50,26 @@ class Capabilities:
         prompts = max((r.prompt_len for r in workload.requests), default=0)
         return (self.max_prompt_len is None or prompts <= self.max_prompt_len) and \
             (self.max_num_blocks is None or workload.config.num_blocks <= self.max_num_blocks)
+
+    def policy(self) -> Policy | None:
+        """The policy that states the engine's rules as it is configured; None when the adapter does not say.
+        CapabilityError when none does, naming the setting no policy knows."""
+        if self.engine is None:
+            return None
+        if self.engine not in POLICIES:
+            raise CapabilityError(f"the adapter reports an engine that follows {self.engine!r}, and no policy "
+                                  f"states its rules (there are {', '.join(POLICIES)}); check under one of them "
+                                  "with --policy, which then judges the engine by rules it may not follow")
+        known = SETTINGS[self.engine]
+        for name, value in self.engine_settings:
+            if name not in known:
+                raise CapabilityError(
+                    f"no policy matches the engine: it reports {name}={value!r}, a setting policy {self.engine} does "
+                    f"not know (it knows {', '.join(known) or 'none'}); check with --policy to judge it by one anyway")
+            if type(value) is not bool:
+                raise CapabilityError(f"the engine's setting {name} must be True or False, got {value!r}")
+        return Policy(self.engine, tuple(sorted((k, v) for k, v in self.engine_settings
+                                                if type(v) is bool and known[k] != v)))
 
     def limits(self) -> str:
         """The declared sizes, for a note."""

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from conformance.adapters import ApiNotes, LoadError, load_target
-from conformance.capabilities import CapabilityError, declared
+from conformance.capabilities import DEFAULT_CAPABILITIES, CapabilityError, declared
 from conformance.checks import probes
 from conformance.checks.checkers import CHECKS, Finding
 from conformance.checks.diagnosis import diagnose_report, history_prelude, hung_sources
@@ -43,18 +43,27 @@ CORPUS_PATH = "/".join(CORPUS_DIR.parts[-3:])  # conformance/workloads/data: whe
 
 def run(target: str, profile: str | Profile = "quick", adapter: str | None = None, white_box: bool = True,
         families: Iterable[str] | None = None, progress: Progress | None = None, diagnose: bool = True,
-        policy: Policy = DEFAULT_POLICY) -> Report:
+        policy: Policy | None = None) -> Report:
     """Check `target` (a path, a dotted module, 'spec' or 'impl') under `policy`; LoadError if it cannot be loaded.
+
+    With no policy, the one the adapter reports for its engine (Capabilities.policy), else the card's.
 
     A fault in the suite itself gives verdict ERROR with its traceback, never PASS:
     the submission's own exceptions are caught by the drivers and become findings.
     """
     prof = PROFILES[profile] if isinstance(profile, str) else profile
-    if type(policy) is not Policy:
+    if policy is not None and type(policy) is not Policy:
         raise LoadError(f"policy must be a Policy, got {policy!r}; read a written one with spec.model Policy.parse")
     factory = load_target(target, adapter)
+    try:  # a submission's own class never declares anything: no extra instance for it
+        caps = DEFAULT_CAPABILITIES if adapter is None else declared(factory)
+        engine = caps.policy()
+    except CapabilityError as e:  # the adapter's declaration, not the suite: a load error (exit 2)
+        raise LoadError(str(e)) from None
+    policy, engine_note = judged_under(policy, engine)
     results = {c: CheckResult() for c in CHECKS}
     report = Report(target, adapter, prof, white_box, results, {}, [], 0, policy=policy)
+    report.notes.extend(engine_note)
     api_notes = getattr(factory, "notes", None)  # values read although not of docs/api.md's types: notes, not findings
     if isinstance(api_notes, ApiNotes):
         report.notes.extend(api_notes.values())
@@ -64,7 +73,7 @@ def run(target: str, profile: str | Profile = "quick", adapter: str | None = Non
         with hang_ledger(HANGS_EXPLORING) as ledger:
             tick = progress or (lambda stage, done, total: None)
             r = Run(factory, white_box, results, target=target, adapter=adapter, notes=report.notes, ledger=ledger,
-                    policy=policy)
+                    policy=policy, capabilities=caps)
             stopped = _explore(report, r, prof, families, tick)
             ledger.allow(HANGS_SHRINKING)
             _counterexamples(r, tick)
@@ -143,6 +152,19 @@ def _explore(report: Report, r: Run, prof: Profile, families: Iterable[str] | No
     return False
 
 
+def judged_under(asked: Policy | None, engine: Policy | None) -> tuple[Policy, list[str]]:
+    """The policy a run judges by, and a note when the adapter's engine says something about it: the policy asked
+    for, else the engine's, else the card's."""
+    if asked is None:
+        if engine is None:
+            return DEFAULT_POLICY, []
+        return engine, [f"judged under policy {engine}, the one the adapter reports for its engine as configured"]
+    if engine is not None and engine != asked:
+        return asked, [f"judged under policy {asked} as asked; the adapter reports that its engine, as configured, "
+                       f"follows {engine} (check without --policy to judge it by that)"]
+    return asked, []
+
+
 def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] | None, tick: Progress) -> None:
     factory, results, notes = r.factory, report.checks, report.notes
     r.fresh = Fresh.of(r.target, r.adapter, r.white_box)
@@ -152,8 +174,6 @@ def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] |
                      "tokens (I2) and max_num_seqs sequences (I6) in each")
         r.white_box = report.white_box = False
     white_box = r.white_box
-    if r.adapter is not None:  # a submission's own class never declares anything: no extra instance for it
-        r.capabilities = declared(factory)
     r.fresh.white_box = white_box
 
     cases = [c for c in probes.golden_under(r.policy, notes) if r.capabilities.holds(c.workload)]

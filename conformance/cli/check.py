@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "dotted module name, 'impl' or 'spec'; or give --wire CMD instead")
     parser.add_argument("--adapter", metavar="FILE", help="a custom adapter file defining open_target(target)")
     wire.add_arguments(parser)
-    add_policy_argument(parser, default=DEFAULT_POLICY)
+    add_policy_argument(parser, default=None, otherwise="the policy the adapter reports for its engine, else p07")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="quick",
                         help="how hard to look: quick (< 10 s), default (< 30 s), thorough (minutes)")
     parser.add_argument("--json", metavar="OUT", help="write the JSON report to OUT")
@@ -94,7 +94,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"schedcheck check {shown_as}: ERROR: the suite itself failed, so nothing is known about the "
               f"submission; please report this traceback:\n{report.error}", file=sys.stderr)
     t = report.timings
-    print(f"schedcheck check {shown_as}  profile={args.profile}  rules={RULES_VERSION}  policy={args.policy}  "
+    print(f"schedcheck check {shown_as}  profile={args.profile}  rules={RULES_VERSION}  policy={report.policy}  "
           f"{report.vectors} corpus vectors  {t['total']:.1f} s")
     print(report.summary())
     if report.diagnosis is not None:

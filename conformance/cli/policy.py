@@ -22,6 +22,7 @@ def add_policy_argument(parser: argparse.ArgumentParser, default: Policy | None,
                         help=f"the rules to judge by: {policy_help()} (default: {default or otherwise})")
 
 
-def rerun_flags(policy: Policy) -> str:
-    """What a rerun hint adds to the target as typed, so following it judges by the same rules."""
-    return "" if policy == DEFAULT_POLICY else f" --policy {policy}"
+def rerun_flags(policy: Policy | None) -> str:
+    """What a rerun hint adds to the target as typed, so following it judges by the same rules (None: --policy was
+    not given, and the rerun finds the same policy as this run did)."""
+    return "" if policy is None or policy == DEFAULT_POLICY else f" --policy {policy}"

@@ -1,7 +1,8 @@
 """vLLM v1's real Scheduler, driven through its own classes (docs/engines.md, "vLLM").
 
-    schedcheck check vllm --adapter conformance.engines.vllm --policy vllm-v1
-    schedcheck check vllm --adapter 'conformance.engines.vllm?reserve_full_isl=0' --policy vllm-v1
+    schedcheck check vllm --adapter conformance.engines.vllm    # judged under vllm-v1, the policy it reports
+    schedcheck check vllm --adapter 'conformance.engines.vllm?reserve_full_isl=0'   # ... vllm-v1:reserve_full_isl=false
+    schedcheck check vllm --adapter conformance.engines.vllm --policy p07    # judged by the card's rules
 
 The target is ``vllm``, the installed package (checked at vllm 0.33.0). The adapter builds a
 ``VllmConfig`` offline from the tiny model description in ``vllm_model/config.json`` (no weights,
@@ -41,7 +42,7 @@ import logging
 import os
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -283,4 +284,7 @@ def open_target(target: str, reserve_full_isl: str = "1") -> Callable[[Config, S
     if engine.version != VLLM_VERSION:
         logging.getLogger(__name__).warning("vllm %s is installed; this adapter was checked against %s",
                                             engine.version, VLLM_VERSION)
-    return lambda config, sample: VllmAdapter(engine, config, sample, full_isl)
+    # the adapter reports how it configures vLLM's scheduler, so the suite judges it by the policy that matches
+    reported = replace(VllmAdapter.capabilities, engine="vllm-v1", engine_settings=(("reserve_full_isl", full_isl),))
+    configured = type("VllmAdapter", (VllmAdapter,), {"capabilities": reported, "__doc__": VllmAdapter.__doc__})
+    return lambda config, sample: configured(engine, config, sample, full_isl)

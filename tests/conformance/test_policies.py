@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters import LoadError
 from conformance.capabilities import Capabilities
 from conformance.catalog import suspects
 from conformance.cli import main
@@ -204,3 +205,38 @@ def test_no_cause_tried_under_a_policy_hints_at_that_policy(policy):
     assert said == []
     tried = {b.policy for b in suspects(policy)}
     assert tried - {None} == set(all_policies()) - {policy}
+
+
+def engine_adapter(tmp_path, settings: str, engine: str = "vllm-v1", follows: str = "vllm-v1") -> str:
+    """An adapter over the spec under policy `follows` that reports its engine as `engine` with `settings`."""
+    path = tmp_path / "engine_adapter.py"
+    path.write_text("from dataclasses import replace\nfrom conformance.adapters import SpecAdapter\n"
+                    "from conformance.capabilities import Capabilities\nfrom spec.model import Policy\n"
+                    "class Engine(SpecAdapter):\n"
+                    f"    capabilities = Capabilities(engine={engine!r}, engine_settings={settings})\n"
+                    "def open_target(target):\n"
+                    f"    rules = Policy.parse({follows!r})\n"
+                    "    return lambda config, sample: Engine(replace(config, policy=rules), sample)\n")
+    return str(path)
+
+
+def test_an_engine_that_reports_its_configuration_is_judged_by_the_policy_that_matches_it(tmp_path):
+    chunk = "vllm-v1:reserve_full_isl=false"
+    report = run("spec", "quick", adapter=engine_adapter(tmp_path, '(("reserve_full_isl", False),)', follows=chunk))
+    assert report.verdict == "PASS", report.summary()
+    assert str(report.policy) == chunk and report.to_json()["policy"] == chunk
+    assert f"judged under policy {chunk}, the one the adapter reports" in "\n".join(report.notes)
+    asked = run("spec", "quick", adapter=engine_adapter(tmp_path, "()"), policy=Policy())  # --policy p07
+    assert asked.policy == Policy() and asked.verdict == "FAIL"  # judged as asked, and the note says what it reports
+    assert "the adapter reports that its engine, as configured, follows vllm-v1" in "\n".join(asked.notes)
+
+
+@pytest.mark.parametrize("engine, settings, said", [
+    ("vllm-v1", '(("reserve_full_isl", True), ("prefix_caching", True))',
+     "no policy matches the engine: it reports prefix_caching=True, a setting policy vllm-v1 does not know"),
+    ("sglang", "()", "the adapter reports an engine that follows 'sglang', and no policy states its rules"),
+    ("vllm-v1", '(("reserve_full_isl", 0),)', "the engine's setting reserve_full_isl must be True or False, got 0")])
+def test_an_engine_no_policy_matches_is_a_load_error_naming_the_setting(tmp_path, engine, settings, said):
+    with pytest.raises(LoadError, match=re.escape(said)):
+        run("spec", "quick", adapter=engine_adapter(tmp_path, settings, engine))
+    assert main(["check", "spec", "--adapter", engine_adapter(tmp_path, settings, engine), "--quiet"]) == 2

@@ -3,6 +3,7 @@
 #
 #   bash tests/external/run.sh           # every engine
 #   bash tests/external/run.sh vllm      # vLLM only (extra arguments go to pytest)
+#   bash tests/external/run.sh vllm-releases   # the last four vLLM releases, each under every policy (minutes)
 #   bash tests/external/run.sh nanovllm  # nano-vllm only
 #
 # Each engine's function makes its virtualenv when it is missing, then runs that engine's tests in it.
@@ -40,9 +41,12 @@ make_vllm_venv() {
     echo "making the vLLM virtualenv at $VLLM_VENV (about 2.2 GB)" >&2
     rm -rf "$VLLM_VENV" && "${SCHEDCHECK_PYTHON:-python3.11}" -m venv "$VLLM_VENV" || return 1
     local pip=("$VLLM_VENV/bin/python" -m pip install --quiet --no-deps)
-    "${pip[@]}" "$VLLM_WHEEL" || return 1
+    "${pip[@]}" "$VLLM_WHEEL" || { echo "could not install $VLLM_WHEEL: set SCHEDCHECK_VLLM_WHEEL to the path of a" \
+        "downloaded vllm wheel (pip download vllm==0.33.0 --no-deps, where the registry is reachable)" >&2; return 1; }
     "${pip[@]}" "${VLLM_TORCH[@]}" 2>/dev/null || "${pip[@]}" --extra-index-url "$TORCH_CPU_INDEX" "${VLLM_TORCH[@]}" \
-        || return 1
+        || { echo "could not install ${VLLM_TORCH[0]}: the CPU build of torch is on PyTorch's own index," \
+                  "$TORCH_CPU_INDEX, not on PyPI; set SCHEDCHECK_TORCH_CPU_INDEX to a mirror of it you can reach," \
+                  "or install that wheel into $VLLM_VENV yourself and run this again" >&2; return 1; }
     "${pip[@]}" "${VLLM_DEPS[@]}" || return 1
     "$VLLM_VENV/bin/python" -m pip install --quiet "${SCHEDCHECK_TEST[@]}" || return 1
     "${pip[@]}" -e "$ROOT" || return 1
@@ -51,6 +55,25 @@ make_vllm_venv() {
 run_vllm() {
     make_vllm_venv || { echo "could not make the vLLM virtualenv at $VLLM_VENV" >&2; return 1; }
     (cd "$ROOT" && "$VLLM_VENV/bin/python" -m pytest -q -m external tests/external/test_vllm.py "$@")
+}
+
+# --- vLLM releases ---------------------------------------------------------------------------------
+# The last four minor releases, each in a virtualenv of its own made as above (0.33.0's is the one above), then
+# each checked under every policy (tests/external/vllm_releases.py writes the table in docs/engines.md).
+VLLM_RELEASES=(0.31.0 0.32.0 0.33.0 0.34.0)
+
+run_vllm_releases() {
+    local release
+    for release in "${VLLM_RELEASES[@]}"; do
+        if [[ $release != 0.33.0 ]]; then
+            VLLM_VENV=${SCHEDCHECK_CACHE:-$HOME/.cache/schedcheck}/vllm-$release-venv VLLM_WHEEL=vllm==$release \
+                make_vllm_venv || { echo "could not make the virtualenv of vllm $release" >&2; return 1; }
+        else
+            make_vllm_venv || { echo "could not make the vLLM virtualenv at $VLLM_VENV" >&2; return 1; }
+        fi
+    done
+    (cd "$ROOT" && "$VLLM_VENV/bin/python" -m tests.external.vllm_releases --measure "$@" \
+        && "$VLLM_VENV/bin/python" -m pytest -q -m external tests/external/test_vllm_releases.py)
 }
 
 # --- nano-vllm -------------------------------------------------------------------------------------
@@ -75,9 +98,12 @@ make_nanovllm_venv() {
 
 run_nanovllm() {
     if [[ ! -f "$NANOVLLM_DIR/nanovllm/engine/scheduler.py" ]]; then
+        echo "no nano-vllm checkout at $NANOVLLM_DIR: cloning $NANOVLLM_REPO" >&2
         mkdir -p "$(dirname "$NANOVLLM_DIR")" && git clone --quiet "$NANOVLLM_REPO" "$NANOVLLM_DIR" \
             && git -C "$NANOVLLM_DIR" -c advice.detachedHead=false checkout --quiet "$NANOVLLM_COMMIT" \
-            || { echo "could not clone nano-vllm into $NANOVLLM_DIR" >&2; return 1; }
+            || { echo "could not clone nano-vllm into $NANOVLLM_DIR; without network, point SCHEDCHECK_NANOVLLM at" \
+                      "an existing checkout (or an unpacked source archive) of commit $NANOVLLM_COMMIT: the folder" \
+                      "that holds nanovllm/engine/scheduler.py" >&2; return 1; }
     fi
     local head
     head=$(git -C "$NANOVLLM_DIR" rev-parse HEAD 2>/dev/null || echo unknown)
@@ -95,6 +121,8 @@ case "$engine" in
     all) run_vllm || status=1; run_nanovllm || status=1 ;;
     nanovllm) run_nanovllm "$@" || status=1 ;;
     vllm) run_vllm "$@" || status=1 ;;
-    *) echo "unknown engine '$engine'; give vllm or nanovllm, or nothing for every engine" >&2; exit 2 ;;
+    vllm-releases) run_vllm_releases "$@" || status=1 ;;
+    *) echo "unknown engine '$engine'; give vllm, vllm-releases or nanovllm, or nothing for every engine" >&2
+       exit 2 ;;
 esac
 exit $status

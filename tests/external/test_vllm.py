@@ -127,7 +127,7 @@ def test_vllm_admits_nobody_in_a_step_that_preempted() -> None:
 
 @needs_vllm
 def test_quick_under_the_card_fails_only_where_vllm_skips_admission_after_preemption() -> None:
-    report = run("vllm", "quick", adapter=CARD_ADMISSION)
+    report = run("vllm", "quick", adapter=CARD_ADMISSION, policy=Policy())  # the card's rules, asked for
     failed = {c for c, r in report.checks.items() if r.status == "fail"}
     assert report.error is None
     assert failed and failed <= {"differential", "stateful"}, report.summary()
@@ -169,6 +169,15 @@ def test_vllm_default_admission_needs_the_whole_prompt_s_blocks() -> None:
 
 
 @needs_vllm
+@pytest.mark.parametrize("adapter, written", [(ADAPTER, "vllm-v1"), (CARD_ADMISSION, "vllm-v1:reserve_full_isl=false")])
+def test_without_a_policy_vllm_is_judged_by_the_one_its_configuration_matches(adapter: str, written: str) -> None:
+    report = run("vllm", "quick", adapter=adapter)
+    assert report.error is None and str(report.policy) == written
+    assert report.verdict == "PASS", report.summary()
+    assert f"judged under policy {written}, the one the adapter reports" in "\n".join(report.notes)
+
+
+@needs_vllm
 @pytest.mark.parametrize("profile", ["quick", "default"])
 def test_vllm_with_reserve_full_isl_off_passes_under_its_policy(profile: str) -> None:
     report = run("vllm", profile, adapter=CARD_ADMISSION, policy=Policy.parse("vllm-v1:reserve_full_isl=false"))
@@ -189,7 +198,7 @@ def test_vllm_with_reserve_full_isl_off_under_vllm_v1_fails_with_one_cause_the_s
 
 @needs_vllm
 def test_under_the_card_vllm_with_its_own_defaults_fails_with_one_cause_its_policy() -> None:
-    report = run("vllm", "quick", adapter=ADAPTER)
+    report = run("vllm", "quick", adapter=ADAPTER, policy=Policy())
     assert report.error is None and report.verdict == "FAIL"
     assert report.diagnosis is not None
     assert report.diagnosis["matches"] == ["policy:vllm-v1"], report.diagnosis["lines"]
