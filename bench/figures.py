@@ -570,6 +570,8 @@ QUOTES: tuple[Quote, ...] = (
                    "them) takes {vllm.run_sh.wall:,} s once the virtualenv exists (pytest's count: "
                    "{vllm.run_sh.pytest:,} s)."),
     Quote(ENGINES, "({vllm.config_ms:,} ms each, after {vllm.config_first:.1f} s for the first)"),
+    Quote(ENGINES, "differs; each took {vllm_1205.venv_low:,}-{vllm_1205.venv_high:,} s to make from the registry)"),
+    Quote(ENGINES, "policy ({vllm_1205.release_low:,}-{vllm_1205.release_high:,} s per release)."),
     Quote(ENGINES, "| quick | PASS: every check, white box included | {vllm_1205.chunk_quick.wall:.1f} s "
                    "({vllm_1205.chunk_quick.suite:.1f} s) |"),
     Quote(ENGINES, "| default | PASS: every check, {vllm_1205.chunk_default.runs:,} runs | "

@@ -3,7 +3,7 @@
 #
 #   bash tests/external/run.sh           # every engine
 #   bash tests/external/run.sh vllm      # vLLM only (extra arguments go to pytest)
-#   bash tests/external/run.sh vllm-releases   # the last four vLLM releases, each under every policy (minutes)
+#   bash tests/external/run.sh vllm-releases   # the last five vLLM releases, each under every policy (minutes)
 #   bash tests/external/run.sh nanovllm  # nano-vllm only
 #
 # Each engine's function makes its virtualenv when it is missing, then runs that engine's tests in it.
@@ -58,9 +58,9 @@ run_vllm() {
 }
 
 # --- vLLM releases ---------------------------------------------------------------------------------
-# The last four minor releases, each in a virtualenv of its own made as above (0.33.0's is the one above), then
+# The last five minor releases, each in a virtualenv of its own made as above (0.33.0's is the one above), then
 # each checked under every policy (tests/external/vllm_releases.py writes the table in docs/engines.md).
-VLLM_RELEASES=(0.31.0 0.32.0 0.33.0 0.34.0)
+VLLM_RELEASES=(0.30.0 0.31.0 0.32.0 0.33.0 0.34.0)
 
 run_vllm_releases() {
     local release
