@@ -343,6 +343,9 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
     _record("vllm", "vllm-2026-12-02.json",
             "schedcheck check --adapter conformance.engines.vllm per profile and policy, and "
             "bash tests/external/run.sh vllm"),
+    _record("nanovllm_1205", "nanovllm-2026-12-05.json",
+            "schedcheck check ~/.cache/schedcheck/nano-vllm --adapter conformance.engines.nanovllm per profile, "
+            "and bash tests/external/run.sh nanovllm"),
     _record("vllm_1205", "vllm-2026-12-05.json",
             "schedcheck check vllm --adapter 'conformance.engines.vllm?reserve_full_isl=0' per policy and profile"),
     _record("hangs", "hangs-2026-12-01.json", "schedcheck check on a submission that loops forever"),
@@ -538,12 +541,14 @@ QUOTES: tuple[Quote, ...] = (
                    "cached)"),
 
     # docs/engines.md
-    Quote(ENGINES, "`quick` {nanovllm.quick.wall:.1f} s wall (the suite's own count {nanovllm.quick.suite:.1f} s), "
-                   "`default` {nanovllm.default.wall:.1f} s ({nanovllm.default.suite:.1f} s), `thorough` "
-                   "{nanovllm.thorough.suite:.1f} s (the suite's count); the ten external tests "
-                   "{nanovllm.external_tests.low:,}-{nanovllm.external_tests.high:,} s; `run.sh nanovllm` "
-                   "{nanovllm.run_sh.first:,} s the first time (virtualenv and clone), {nanovllm.run_sh.after:,} s "
-                   "after."),
+    Quote(ENGINES, "`quick` {nanovllm_1205.quick.wall:.1f} s wall (the suite's own count "
+                   "{nanovllm_1205.quick.suite:.1f} s), `default` {nanovllm_1205.default.wall:.1f} s "
+                   "({nanovllm_1205.default.suite:.1f} s); the {nanovllm_1205.external_tests.count:,} external tests "
+                   "{nanovllm_1205.external_tests.pytest:,} s (pytest's count); `run.sh nanovllm` "
+                   "{nanovllm_1205.run_sh.first:,} s the first time (virtualenv, from a local clone), "
+                   "{nanovllm_1205.run_sh.after:,} s after."),
+    Quote(ENGINES, "diagnosis, `quick` took {nanovllm.quick.wall:.1f} s wall and `thorough` took "
+                   "{nanovllm.thorough.suite:.1f} s by the suite's count"),
     Quote(ENGINES, "2^20 take {nanovllm.blocks_2_20_seconds:.1f} s to build"),
     Quote(ENGINES, "--profile default`, {nanovllm.results.default:.1f} s wall (`quick`: the same findings but the "
                    "liveness one, {nanovllm.results.quick_suite:.1f} s by the suite's count)"),
@@ -566,9 +571,9 @@ QUOTES: tuple[Quote, ...] = (
                    "({vllm.default_p07.suite:.1f} s) |"),
     Quote(ENGINES, "down to a cause, {vllm.causes_low:,}-{vllm.causes_high:,} s of the above"),
     Quote(ENGINES, "The first run on a machine takes {vllm.first_run_more:,} s more"),
-    Quote(ENGINES, "`bash tests/external/run.sh vllm` ({vllm.run_sh.tests:,} tests, two quick runs in process among "
-                   "them) takes {vllm.run_sh.wall:,} s once the virtualenv exists (pytest's count: "
-                   "{vllm.run_sh.pytest:,} s)."),
+    Quote(ENGINES, "`bash tests/external/run.sh vllm` ({vllm_1205.run_sh.tests:,} tests, quick and default runs in "
+                   "process among them) takes {vllm_1205.run_sh.wall:,} s once the virtualenv exists (pytest's count: "
+                   "{vllm_1205.run_sh.pytest:,} s)."),
     Quote(ENGINES, "({vllm.config_ms:,} ms each, after {vllm.config_first:.1f} s for the first)"),
     Quote(ENGINES, "differs; each took {vllm_1205.venv_low:,}-{vllm_1205.venv_high:,} s to make from the registry)"),
     Quote(ENGINES, "policy ({vllm_1205.release_low:,}-{vllm_1205.release_high:,} s per release)."),
