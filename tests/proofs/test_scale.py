@@ -14,7 +14,7 @@ import pytest
 from spec import faults
 from spec.bounded import scale
 from spec.faults import Edit
-from spec.model import DEFAULT_POLICY, POLICIES
+from spec.model import DEFAULT_POLICY, Policy, all_policies
 
 _SEATS = "        if len(state.running) >= state.config.max_num_seqs:"
 _SMALL = (8, 15)  # integer widths below 2**16
@@ -61,8 +61,8 @@ AT_THE_THRESHOLDS: dict[str, tuple[tuple[Edit, ...], str, scale.Tier]] = {
 }
 
 
-@pytest.mark.parametrize("policy", [pytest.param(p, marks=() if p == DEFAULT_POLICY else pytest.mark.long)
-                                    for p in POLICIES])
+@pytest.mark.parametrize("policy", [pytest.param(p, marks=() if p == DEFAULT_POLICY else pytest.mark.long, id=str(p))
+                                    for p in all_policies()])
 def test_the_spec_keeps_every_claim_on_both_sides_of_every_threshold(policy):
     """Crowds past 256 and 1024 seats, every integer width to 2**64 + 1, 257 preemptions (under p07)."""
     ws = scale.workloads(scale.QUICK, policy)
@@ -72,7 +72,10 @@ def test_the_spec_keeps_every_claim_on_both_sides_of_every_threshold(policy):
     row = scale.scale_row(policy=policy)
     assert row["verdict"] == "agree", row["first_difference"]
     assert row["workloads"] == len(ws) and row["largest"]["in_flight"] == 2**10 + 3
-    assert row["largest"]["preemptions"] == (2**8 + 1 if policy == DEFAULT_POLICY else 0)
+    # under vllm-v1 the whole-sequence gate keeps the thrashing sequence out; with it off, a victim waits a step
+    # before it is admitted again (P2.policy), so it is preempted every other step
+    expected = {DEFAULT_POLICY: 2**8 + 1, Policy("vllm-v1"): 0}.get(policy, 2**7 + 1)
+    assert row["largest"]["preemptions"] == expected
     assert row["largest"]["output"] == 2**16 + 2
 
 
