@@ -151,6 +151,8 @@ OBSERVABLE_FAULTS: tuple[Fault, ...] = (
              "    state = replace(state, pending=None, finished=state.finished[:finished_before] + tuple(new))\n"),)),
     Fault("sampler_sees_last_token", "apply_one", (  # a context window of one token
         Edit("    token = sample(seq_id, seq.output)\n", "    token = sample(seq_id, seq.output[-1:])\n"),)),
+    Fault("hold_said_not_kept", "admits_after_phase1", (  # P2.policy's event, and phase 2 runs all the same
+        Edit('        return False, (Event("P2.policy"', '        return True, (Event("P2.policy"'),)),
 )
 OBSERVABLE: dict[str, Fault] = {f.name: f for f in OBSERVABLE_FAULTS}
 

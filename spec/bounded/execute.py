@@ -18,13 +18,13 @@ from dataclasses import dataclass, field, replace
 from spec.feasible import ample_num_blocks, liveness_bound
 from spec.invariants import check_step
 from spec.loop import Steps
-from spec.model import Batch, Config, Event, State
+from spec.model import Batch, Config, Event, State, Status
 from spec.rules import peak_blocks
 from spec.trace import Request, SampleRule, Workload
 
 EOS = 0
 STEP_CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "FR", "SA", "CH",
-               "AD")
+               "AD", "PG")
 RUN_CLAIMS = ("OUT", "LIVE")
 
 
@@ -242,6 +242,31 @@ def ad_broken(s: Step) -> str | None:
             f"{len(after.running)} running of max_num_seqs {c.max_num_seqs}, {free} blocks free")
 
 
+def pg_broken(s: Step) -> str | None:
+    """PG: phase 2 admits only through the policy's gates: under holds_after_preemption nobody in a step whose phase 1
+    preempted (P2.policy); under reserve_full_isl each admitted head only if blocks for its whole sequence were free
+    when it was admitted (P2.whole). AD says phase 2 stops only at a gate; PG says it stops at each of these."""
+    c, before, after = s.before.config, s.before, s.after_schedule
+    had = before.by_id()
+    # admitted by phase 2 (which appends, in order): waiting before the step, or preempted in phase 1 (which resets
+    # num_computed, and schedule() computes nothing) and admitted again in the same step
+    admitted = [q for q in after.running if q.seq_id in had and (had[q.seq_id].status is Status.WAITING
+                                                                  or had[q.seq_id].num_computed > q.num_computed)]
+    if not admitted:
+        return None
+    if c.policy.holds_after_preemption and after.num_preemptions > before.num_preemptions:
+        return f"{admitted[0].seq_id} is admitted in a step that preempted"
+    if c.policy.reserve_full_isl:
+        taken = sum(q.num_blocks for q in admitted)  # the blocks this and the later admissions took
+        for q in admitted:
+            free = c.num_blocks - (after.blocks_used - taken)
+            need = -(-q.num_tokens // c.block_size)  # a waiting sequence holds no block (I1)
+            if need > free:
+                return f"{q.seq_id} is admitted with {free} blocks free, and its whole sequence needs {need}"
+            taken -= q.num_blocks
+    return None
+
+
 def step_violations(s: Step) -> dict[str, list[str]]:
     """Every step claim broken by this step, by claim id; 'crash' if the module raised."""
     out: dict[str, list[str]] = {}
@@ -266,7 +291,7 @@ def step_violations(s: Step) -> dict[str, list[str]]:
     for m in fd_broken(s.events):
         add("FD", m)
     for claim, broken in (("NP", np_broken), ("BO", bo_broken), ("FIN", fin_broken), ("FR", fr_broken),
-                          ("SA", sa_broken), ("CH", ch_broken), ("AD", ad_broken)):
+                          ("SA", sa_broken), ("CH", ch_broken), ("AD", ad_broken), ("PG", pg_broken)):
         found = broken(s)
         if found is not None:
             add(claim, found)

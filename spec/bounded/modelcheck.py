@@ -29,7 +29,7 @@ from spec.model import DEFAULT_POLICY, Batch, Config, Policy, State
 from spec.trace import Request
 
 Key = tuple[object, ...]
-CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "FR", "SA", "CH", "AD",
+CLAIMS = ("I1", "I2", "I3", "I4", "I5", "I6", "FA", "FB", "FC", "FD", "NP", "BO", "FIN", "FR", "SA", "CH", "AD", "PG",
           "OUT", "LIVE", "deadlock", "crash", "protocol")
 
 

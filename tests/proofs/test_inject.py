@@ -13,7 +13,7 @@ from conformance.crosscheck import replay as crosscheck
 from spec import faults
 from spec.bounded import cli, execute
 from spec.bounded import modelcheck as mc
-from spec.model import Config
+from spec.model import Config, Policy
 from spec.trace import Request, make_workload, workload_to_json
 
 # claim -> (a fault that breaks it, the scope: Config(num_blocks, block_size, max_num_seqs, budget), requests)
@@ -35,6 +35,7 @@ BREAKS = {
     "SA": ("sampler_sees_last_token", (4, 1, 2, 2), ((1, 3), (1, 1))),
     "CH": ("decode_not_charged", (2, 2, 2, 2), ((1, 2), (2, 2))),
     "AD": ("no_admission_after_preemption", (2, 2, 2, 3), ((1, 2), (2, 2))),
+    "PG": ("hold_said_not_kept", (4, 2, 2, 4, None, Policy.parse("vllm-v1:reserve_full_isl=false")), ((1, 3), (3, 3))),
     "OUT": ("preempt_clears_output", (2, 1, 2, 2), ((1, 2), (1, 2))),
     "LIVE": ("max_tokens_off_by_one", (1, 1, 1, 1), ((1, 1), (1, 1))),
     "deadlock": ("no_chunked_prefill", (1, 2, 1, 1), ((1, 1), (2, 1))),
