@@ -247,6 +247,8 @@ def pg_broken(s: Step) -> str | None:
     preempted (P2.policy); under reserve_full_isl each admitted head only if blocks for its whole sequence were free
     when it was admitted (P2.whole). AD says phase 2 stops only at a gate; PG says it stops at each of these."""
     c, before, after = s.before.config, s.before, s.after_schedule
+    if not (c.policy.holds_after_preemption or c.policy.reserve_full_isl):
+        return None  # the card's policy has neither gate: no work at every step of its model check
     had = before.by_id()
     # admitted by phase 2 (which appends, in order): waiting before the step, or preempted in phase 1 (which resets
     # num_computed, and schedule() computes nothing) and admitted again in the same step
