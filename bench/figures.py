@@ -346,6 +346,9 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
     _record("nanovllm_1205", "nanovllm-2026-12-05.json",
             "schedcheck check ~/.cache/schedcheck/nano-vllm --adapter conformance.engines.nanovllm per profile, "
             "and bash tests/external/run.sh nanovllm"),
+    _record("nanovllm_causes", "nanovllm-causes-2026-12-05.json",
+            "schedcheck check ~/.cache/schedcheck/nano-vllm --adapter conformance.engines.nanovllm per profile, "
+            "and bash tests/external/run.sh nanovllm, after the adapter stated nano-vllm's differences"),
     _record("vllm_1205", "vllm-2026-12-05.json",
             "schedcheck check vllm --adapter 'conformance.engines.vllm?reserve_full_isl=0' per policy and profile"),
     _record("hangs", "hangs-2026-12-01.json", "schedcheck check on a submission that loops forever"),
@@ -541,17 +544,17 @@ QUOTES: tuple[Quote, ...] = (
                    "cached)"),
 
     # docs/engines.md
-    Quote(ENGINES, "`quick` {nanovllm_1205.quick.wall:.1f} s wall (the suite's own count "
-                   "{nanovllm_1205.quick.suite:.1f} s), `default` {nanovllm_1205.default.wall:.1f} s "
-                   "({nanovllm_1205.default.suite:.1f} s); the {nanovllm_1205.external_tests.count:,} external tests "
-                   "{nanovllm_1205.external_tests.pytest:,} s (pytest's count); `run.sh nanovllm` "
-                   "{nanovllm_1205.run_sh.first:,} s the first time (virtualenv, from a local clone), "
-                   "{nanovllm_1205.run_sh.after:,} s after."),
+    Quote(ENGINES, "`quick` {nanovllm_causes.quick.wall:.1f} s wall (the suite's own\n"
+                   "count {nanovllm_causes.quick.suite:.1f} s), `default` {nanovllm_causes.default.wall:.1f} s "
+                   "({nanovllm_causes.default.suite:.1f} s); the {nanovllm_causes.external_tests.count:,} external "
+                   "tests {nanovllm_causes.external_tests.pytest:,} s (pytest's count); `run.sh nanovllm`\n"
+                   "{nanovllm_causes.run_sh.after:,} s with the virtualenv made."),
+    Quote(ENGINES, "causes: {nanovllm_causes.causes:,}, over {nanovllm_causes.failing_vectors:,} failing corpus "
+                   "vectors "
+                   "and the counterexamples (...)\n  1. engine difference"),
     Quote(ENGINES, "diagnosis, `quick` took {nanovllm.quick.wall:.1f} s wall and `thorough` took "
                    "{nanovllm.thorough.suite:.1f} s by the suite's count"),
     Quote(ENGINES, "2^20 take {nanovllm.blocks_2_20_seconds:.1f} s to build"),
-    Quote(ENGINES, "--profile default`, {nanovllm.results.default:.1f} s wall (`quick`: the same findings but the "
-                   "liveness one, {nanovllm.results.quick_suite:.1f} s by the suite's count)"),
     Quote(ENGINES, "Measured on the 2-core development machine: {vllm.env.disk_gb:.1f} GB on disk (vllm "
                    "{vllm.env.vllm_gb:.2f} GB, torch {vllm.env.torch_gb:.2f} GB), made in {vllm.env.minutes:,} "
                    "minutes"),

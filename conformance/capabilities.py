@@ -9,8 +9,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from conformance.adapters import Factory
+from conformance.catalog import BY_NAME
+from conformance.checks.checkers import Finding
 from spec.model import POLICIES, SETTINGS, Config, Policy, Sample
 from spec.trace import Workload
+
+DIFFERENCE_NAME_MAX = 64  # characters of a difference's name (a report's cause line starts with it)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A way an engine's scheduler is known to differ from the card, as its adapter states it: the report's causes
+    are these instead of catalog bugs the engine does not have (docs/adapters.md, "Known differences")."""
+
+    name: str  # a short word of its own: "only-first-chunks"
+    text: str  # what the engine does, in the card's terms
+    source: str  # where in the engine's source it does it: "scheduler.py:42"
+    bugs: tuple[str, ...] = ()  # catalog bugs (conformance/catalog.py) whose mutants behave this way, if any
+
+
+# Which known difference made `finding` on `workload` (a name of Capabilities.differences), read from the engine's
+# own state by rerunning the workload on an instance `factory` makes; None when none of them did.
+Explain = Callable[[Factory, Workload, Finding], "str | None"]
 
 
 class CapabilityError(Exception):
@@ -30,6 +51,8 @@ class Capabilities:
     max_num_blocks: int | None = None  # the largest KV cache the engine can build; None: any
     engine: str | None = None  # the policy the engine's scheduler follows by name (spec/model.py POLICIES), if known
     engine_settings: tuple[tuple[str, object], ...] = ()  # how the engine is configured, where that changes scheduling
+    differences: tuple[Difference, ...] = ()  # the engine's known differences from the card, in the order explain tries
+    explain: Explain | None = None  # which of them made a finding (given exactly when differences are)
 
     def __post_init__(self) -> None:
         if type(self.idle_schedule) is not bool:
@@ -44,6 +67,39 @@ class Capabilities:
             value = getattr(self, name)
             if value is not None and (type(value) is not int or value < 1):
                 raise CapabilityError(f"Capabilities.{name} must be None or an int >= 1, got {value!r}")
+        self._check_differences()
+
+    def _check_differences(self) -> None:
+        if type(self.differences) is not tuple or any(type(d) is not Difference for d in self.differences):
+            raise CapabilityError("Capabilities.differences must be a tuple of conformance.capabilities.Difference, "
+                                  f"got {self.differences!r}")
+        if bool(self.differences) != (self.explain is not None) or not (self.explain is None or callable(self.explain)):
+            raise CapabilityError("Capabilities.differences and Capabilities.explain go together: give the engine's "
+                                  "known differences and a function that tells which one made a finding, or neither")
+        names = [d.name for d in self.differences]
+        for d in self.differences:
+            if type(d.name) is not str or not d.name or len(d.name) > DIFFERENCE_NAME_MAX or not d.name.isprintable():
+                raise CapabilityError(f"a Difference's name must be a printable word of at most {DIFFERENCE_NAME_MAX} "
+                                      f"characters, got {d.name!r}")
+            if names.count(d.name) > 1:
+                raise CapabilityError(f"Capabilities.differences names {d.name!r} twice; give each its own name")
+            unknown = [b for b in d.bugs if b not in BY_NAME]
+            if unknown:
+                raise CapabilityError(f"Difference {d.name!r} names {unknown[0]!r}, which is not a catalog bug "
+                                      f"(conformance/catalog.py); give the names of catalog bugs, or none")
+
+    def difference(self, name: str) -> Difference:
+        """The stated difference of that name; CapabilityError when explain gave a name the adapter never stated."""
+        found = next((d for d in self.differences if d.name == name), None)
+        if found is None:
+            raise CapabilityError(f"the adapter's explain gave {name!r}, which is none of its differences "
+                                  f"({', '.join(d.name for d in self.differences)}); return one of those or None")
+        return found
+
+    def stated_bugs(self) -> frozenset[str] | None:
+        """The catalog bugs a diagnosis may name: the ones the engine's differences state (None: every one, for a
+        scheduler that states no differences)."""
+        return frozenset(b for d in self.differences for b in d.bugs) if self.differences else None
 
     def holds(self, workload: Workload) -> bool:
         """Whether the engine can hold the workload at all; the suite leaves out the ones it cannot."""

@@ -103,7 +103,7 @@ def _diagnose(report: Report, r: Run) -> None:
     left_out = hung_sources(report, r.failing, hung)
     r.ledger.allow(HANGS_DIAGNOSING)
     try:
-        diagnosis = diagnose_report(report, r.factory, r.failing, r.capabilities.holds, hung)
+        diagnosis = diagnose_report(report, r.factory, r.failing, r.capabilities, hung)
     except HangLimit:
         report.notes.append("diagnosis stopped: a run hung while known bugs were told apart, on a workload that had "
                             "not hung before; the findings stand, without a diagnosis")

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.adapters import Factory
+from conformance.capabilities import Capabilities, CapabilityError, Difference
 from conformance.catalog import suspects
 from conformance.checks import checkers, whitebox
 from conformance.checks.checkers import Finding
@@ -142,6 +143,13 @@ class Cause:
     also: tuple[tuple[str, int], ...] = ()  # other suspects that explain some of the findings, and how many
     near: tuple[tuple[str, int], ...] = ()  # suspects that go wrong alike (same step, rule, kind), no known bug only
     features: set[str] = field(default_factory=set)
+    difference: Difference | None = None  # the engine's known difference that made every finding (by_difference)
+
+    def name(self) -> str:
+        if self.difference is not None:
+            d = self.difference
+            return f"engine difference {d.name} ({d.text}; {d.source})"
+        return " or ".join(self.bugs) if self.bugs else f"no known bug: {self.what}"
 
     @property
     def findings(self) -> list[Item]:
@@ -159,7 +167,7 @@ class Cause:
         return [f"{check} [{', '.join(r)}]" for check, r in rules.items()]
 
     def line(self) -> str:
-        name = " or ".join(self.bugs) if self.bugs else f"no known bug: {self.what}"
+        name = self.name()
         checks = self.checks()
         shown = sorted(self.features)[:FEATURES_SHOWN]
         more = ", ..." if len(self.features) > FEATURES_SHOWN else ""
@@ -187,7 +195,35 @@ class Cause:
                 "rules": [i.finding.rule for i in self.findings], "vectors": self.vectors,
                 "sources": [i.source for i in self.items], "common": list(self.common),
                 "also": [list(p) for p in self.also], "near": [list(p) for p in self.near],
-                "features": sorted(self.features)}
+                "features": sorted(self.features),
+                "difference": None if self.difference is None else {
+                    "name": self.difference.name, "text": self.difference.text, "source": self.difference.source,
+                    "bugs": list(self.difference.bugs)}}
+
+
+def by_difference(items: Sequence[Item], engine: Capabilities, factory: Factory) -> tuple[list[Cause], list[Item]]:
+    """The items the engine's adapter puts down to one of its stated differences (Capabilities.explain), one cause
+    per difference, in the order the adapter states them; and the items none of them made, for the catalog."""
+    if engine.explain is None:
+        return [], list(items)
+    held: dict[str, list[Item]] = {}
+    rest: list[Item] = []
+    for item in items:
+        try:
+            name = engine.explain(factory, item.workload, item.finding)
+        except CapabilityError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the adapter's code: its defect is reported as the adapter's
+            raise CapabilityError(f"the adapter's explain raised {type(e).__name__}: {e} on the finding "
+                                  f"{item.finding.check} [{item.finding.rule}] of {item.source}") from None
+        if name is None:
+            rest.append(item)
+        else:
+            held.setdefault(engine.difference(name).name, []).append(item)
+    causes = [Cause((), held[d.name], difference=d) for d in engine.differences if d.name in held]
+    for c in causes:
+        c.features = {t for i in c.items for t in tags(i.workload)}
+    return causes, rest
 
 
 def suspect_findings(items: Sequence[Item], white_box: bool, rerun: Rerun, make: Callable[[str], Factory | None]

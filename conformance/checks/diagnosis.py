@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from conformance.adapters import Factory, SpecAdapter, canonical_factory, load_module, load_target
+from conformance.capabilities import DEFAULT_CAPABILITIES, Capabilities
 from conformance.catalog import CATALOG, bug_named, suspects
 from conformance.checks import probes
-from conformance.checks.causes import MINOR, Cause, Item, change, root_causes
+from conformance.checks.causes import MINOR, Cause, Item, by_difference, change, root_causes
 from conformance.checks.checkers import Finding
 from conformance.checks.history import (
     REPEAT_MAX,
@@ -85,12 +86,22 @@ def reproduce(factory: Factory, ev: Evidence, white_box: bool = True) -> Finding
     return check_workload(ev.workload, factory, white_box, only=(ev.check,)).get(ev.check)
 
 
-def reproducing_bugs(ev: Evidence, rerun: Reproduce) -> tuple[str, ...]:
+def stated_only(engine: Capabilities) -> Callable[[str], Factory | None]:
+    """mutant_factory for the suspects a diagnosis of this engine may name: every one, or only the catalog bugs its
+    adapter states as the engine's own differences (a cause never names a bug the engine does not have)."""
+    stated = engine.stated_bugs()
+    if stated is None:
+        return mutant_factory
+    return lambda name: mutant_factory(name) if name in stated else None
+
+
+def reproducing_bugs(ev: Evidence, rerun: Reproduce, make: Callable[[str], Factory | None] = mutant_factory
+                     ) -> tuple[str, ...]:
     """The suspects (catalog bugs, other policies) whose mutant reproduces this one finding exactly."""
     want = signature(ev.finding)
     out = []
     for bug in suspects(ev.workload.config.policy):
-        factory = mutant_factory(bug.name)
+        factory = make(bug.name)
         if factory is not None and signature(rerun(factory, ev)) == want:
             out.append(bug.name)
     return tuple(out)
@@ -153,13 +164,13 @@ class Diagnosis:
         vectors = sum(c.vectors for c in self.causes)
         over = f", over {vectors} failing corpus vectors and the counterexamples" if vectors else ""
         head.append(f"causes: {len(self.causes)}{over} (a cause: the findings one known bug, or two together, "
-                    "explain, or one kind of divergence none explains)")
+                    "explain, or a difference the engine states, or one kind of divergence none explains)")
         major = [c for c in self.causes if c.findings or len(c.items) > MINOR]
         head += [f"  {i}. {c.line()}" for i, c in enumerate(major, start=1)]
         minor = [c for c in self.causes if c not in major]
         if minor:
             head.append(f"  {len(major) + 1}-{len(self.causes)}. " if len(minor) > 1 else f"  {len(self.causes)}. ")
-            head[-1] += "; ".join(f"{' or '.join(c.bugs) or 'no known bug: ' + c.what} ({len(c.items)} corpus "
+            head[-1] += "; ".join(f"{c.name()} ({len(c.items)} corpus "
                                   f"vector{'s' * (len(c.items) != 1)})" for c in minor) + \
                 " (each fits too few vectors to tell from chance; the JSON report has them)"
         return head
@@ -236,14 +247,17 @@ def search_space(holds: Callable[[Workload], bool] = lambda w: True,
 def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reproduce,
              corpus: Sequence[tuple[str, Workload, Finding]] = (), holds: Callable[[Workload], bool] = lambda w: True,
              white_box: bool = True, totals: dict[str, int] | None = None,
-             hung: Container[Hashable] = frozenset()) -> Diagnosis:
+             hung: Container[Hashable] = frozenset(), engine: Capabilities = DEFAULT_CAPABILITIES) -> Diagnosis:
     """Diagnose a set of findings; with the submission's factory, tell several candidates apart.
 
     The causes cover the counterexamples and `corpus`, every failing corpus vector's earliest finding
     (conformance/checks/causes.py); `totals` is the corpus's vectors per feature. The submission is
-    never run on a workload it `hung` on."""
-    bugs_of = [reproducing_bugs(ev, rerun) for ev in evidence]
-    named = suspects(evidence[0].workload.config.policy) if evidence else CATALOG
+    never run on a workload it `hung` on. An `engine` that states its known differences gets them as causes,
+    and only the catalog bugs they state as suspects."""
+    make = stated_only(engine)
+    bugs_of = [reproducing_bugs(ev, rerun, make) for ev in evidence]
+    named = [b for b in (suspects(evidence[0].workload.config.policy) if evidence else CATALOG)
+             if make(b.name) is not None]
     consistent = tuple(b.name for b in named if all(b.name in bugs for bugs in bugs_of)) if evidence else ()
     separations: list[dict[str, Any]] = []
     kept, searched = consistent, 0
@@ -261,7 +275,9 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
 
     def rerun_item(factory: Factory, item: Item) -> Finding | None:
         return rerun(factory, Evidence(item.check, item.workload, item.finding, item.source))
-    causes = root_causes(items, white_box, rerun_item, mutant_factory, totals, explain_in_pairs)
+    causes, items = by_difference(items, engine, submission) if submission is not None else ([], items)
+    causes += root_causes(items, white_box, rerun_item, make, totals, explain_in_pairs) if items else []
+    causes.sort(key=lambda c: (not c.findings, -len(c.items)))  # stable: root_causes' order among equals
     for c in causes:
         if kept and c.bugs and set(kept) <= set(c.bugs):  # a cause no bug explains is never renamed
             c.bugs, c.also = kept, ()  # reproduced exactly and told apart: what else fits a first step is moot
@@ -278,7 +294,7 @@ def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reprod
 
 
 def diagnose_report(report: Any, factory: Factory, corpus: Sequence[tuple[str, Workload, Finding]] = (),
-                    holds: Callable[[Workload], bool] = lambda w: True,
+                    engine: Capabilities = DEFAULT_CAPABILITIES,
                     hung: Container[Hashable] = frozenset()) -> Diagnosis | None:
     """The diagnosis of a conformance report's counterexamples and failing corpus vectors (conformance.suite.run).
 
@@ -292,8 +308,8 @@ def diagnose_report(report: Any, factory: Factory, corpus: Sequence[tuple[str, W
     white_box = bool(report.white_box)
     totals = {t: row["pass"] + row["fail"] for t, row in report.features.items()}
     corpus = [(source, w, f) for source, w, f in corpus if w not in hung]
-    return diagnose(evidence, factory, lambda f, ev: reproduce(f, ev, white_box), corpus, holds, white_box, totals,
-                    hung)
+    return diagnose(evidence, factory, lambda f, ev: reproduce(f, ev, white_box), corpus, engine.holds, white_box,
+                    totals, hung, engine)
 
 
 def hung_sources(report: Any, corpus: Sequence[tuple[str, Workload, Finding]],

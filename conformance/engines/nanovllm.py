@@ -37,9 +37,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from conformance.adapters import LoadError
-from conformance.capabilities import Capabilities
+from conformance.adapters import Factory, LoadError
+from conformance.capabilities import Capabilities, Difference
+from conformance.checks.checkers import Finding, differential, expected_trace, hygiene
+from conformance.drivers import run_workload
 from spec.model import Config, Sample
+from spec.trace import Workload
 
 PINNED_COMMIT = "bb823b3e06983d71485a8e1f23715ebd87d98ef8"  # the nano-vllm commit this adapter was checked at
 MODULES = ("sampling_params", "engine.sequence", "engine.block_manager", "engine.scheduler")
@@ -135,6 +138,103 @@ def load(target: str) -> NanoVllm:
     return engine
 
 
+# nano-vllm's known differences from the card, each with where its scheduler does it (docs/engines.md, "nano-vllm");
+# the report's causes are these (explain), never a catalog bug nano-vllm does not have
+DIFFERENCES = (
+    Difference("block-size-1", "at block size 1 no block is ever added for a growing sequence (len(seq) % block_size "
+               "== 1 never holds), so more sequences fit, until update() raises IndexError",
+               "block_manager.py:104, 107, 116", ("grow_on_mod_one",)),
+    Difference("prefill-first", "a step that admits anyone runs none of the running sequences: they wait while any "
+               "waiting sequence gets tokens", "scheduler.py:54-55", ("prefill_or_decode",)),
+    Difference("decode-admits-nothing", "a step that runs the running sequences admits nobody, not even the sequence "
+               "it has just preempted", "scheduler.py:57-73", ("prefill_or_decode",)),
+    Difference("only-first-chunks", "only the first sequence of a step may take a partial chunk: a head whose prompt "
+               "exceeds what is left of the budget is not admitted once anyone else is scheduled",
+               "scheduler.py:42", ("chunk_only_first",)),
+    Difference("whole-prompt", "admission reserves the blocks of the whole prompt, not of the chunk it schedules",
+               "scheduler.py:36-38, 44-45; block_manager.py:61, 90-91", ("reserve_whole_prompt",)),
+    Difference("max-num-seqs-per-step", "max_num_seqs bounds the sequences of one step's batch, not the running set: "
+               "a step admits while the running set is full", "scheduler.py:30, 58"),
+    Difference("prefix-cache", "a re-admitted sequence reuses the full blocks it computed before its preemption "
+               "(prefix caching), so it recomputes fewer tokens than the card's recompute",
+               "block_manager.py:58-73, 92; freed blocks keep their hash until reused (47-49, 53-56)"),
+    Difference("decode-not-charged", "a step that runs the running sequences gives each one token whatever the "
+               "budget: such a step can schedule more than max_num_batched_tokens", "scheduler.py:57-70",
+               ("decode_not_charged",)),
+    Difference("engine-size", "a prompt or a cache larger than the lists of token ids and Block objects nano-vllm "
+               "builds (the adapter refuses it)", "sequence.py:21; block_manager.py:30"),
+)
+
+
+def explain(factory: Factory, workload: Workload, finding: Finding) -> str | None:
+    """Which known difference made `finding`, read from nano-vllm's own state: the workload runs again on an
+    instance that keeps what its scheduler held before each schedule(), and the step where the run first departs
+    from the spec says which. A finding of a whole run (liveness, a probe) is the difference the run first shows."""
+    made: list[NanoVllmAdapter] = []
+
+    def recording(config: Config, sample: Sample) -> Any:
+        made.append(factory(config, sample))  # type: ignore[arg-type]
+        made[-1].recording = True
+        return made[-1]
+    observed = run_workload(workload, recording, white_box=False)
+    if finding.check == "invariants" and finding.rule == "I2" and finding.call == "schedule" and made:
+        before = _before(made[0], observed, finding.step)  # a batch over the budget, wherever the run goes next
+        return "decode-not-charged" if before is not None and not before["prefill"] else None
+    raised = hygiene(workload, observed)
+    if raised:
+        return _raised(workload, raised[0])
+    diverged = differential(workload, observed)
+    return _diverged(workload, observed, made[0], diverged[0]) if diverged and made else None
+
+
+def _raised(workload: Workload, f: Finding) -> str | None:
+    if f.rule == "H.raised" and "IndexError" in f.message and workload.config.block_size == 1:
+        return "block-size-1"
+    return "engine-size" if f.rule == "H.raised" and "MemoryError: nano-vllm" in f.message else None
+
+
+def _before(adapter: NanoVllmAdapter, observed: dict[str, Any], step: int) -> dict[str, Any] | None:
+    """What nano-vllm held before the schedule() of `step` (idle steps never reach it: capabilities)."""
+    calls = sum(1 for s in observed["steps"][:step] if not s.get("idle"))
+    return adapter.before[calls - 1] if 0 < calls <= len(adapter.before) else None
+
+
+def _diverged(workload: Workload, observed: dict[str, Any], adapter: NanoVllmAdapter, f: Finding) -> str | None:
+    """The difference behind the first step where schedule() departs from the spec."""
+    before = _before(adapter, observed, f.step)
+    if f.call != "schedule" or before is None:
+        return None
+    want, got = [tuple(p) for p in f.expected], [tuple(p) for p in f.actual]
+    rules = [e.rule for e in expected_trace(workload).steps[f.step - 1].events]
+    waiting, running = before["waiting"], before["running"]
+    if not before["prefill"]:  # a decode step: the card would have admitted someone in it
+        if "P2" not in rules:
+            return None
+        if "P1.preempt" in rules or "P1.skip_self" in rules:
+            return "decode-admits-nothing"
+        head = next(iter(waiting.values()), None)
+        return "whole-prompt" if head is not None and head[1] == -1 else None
+    if any(s in running and s not in dict(got) for s, _ in want):
+        # with the running set full the card admits nobody and runs it: only a per-step limit let anyone in
+        full = len(running) >= workload.config.max_num_seqs and any(s not in running for s, _ in got)
+        return "max-num-seqs-per-step" if full else "prefill-first"
+    for i in range(max(len(want), len(got))):
+        e, g = (want[i] if i < len(want) else None), (got[i] if i < len(got) else None)
+        if e == g:
+            continue
+        if e is not None and g is not None and e[0] == g[0]:
+            cached = waiting.get(e[0], (0, 0))[1]
+            return "prefix-cache" if g[1] < e[1] and cached else None
+        if e is not None:
+            left, room = waiting.get(e[0], (0, 0))
+            if room == -1:
+                return "whole-prompt"
+            spent = sum(n for _, n in got[:i])
+            return "only-first-chunks" if i > 0 and workload.config.max_num_batched_tokens - spent < left else None
+        return "max-num-seqs-per-step" if "P2.full" in rules else None
+    return None
+
+
 class _Unused:
     """The token handed to postprocess() for a row whose token nano-vllm discards (a prefill chunk that does not
     catch up): the model runner samples every row, the suite's sample function is called only for kept ones."""
@@ -150,7 +250,8 @@ class NanoVllmAdapter:
     """One nano-vllm Scheduler; the driver's calls translated to the ones LLMEngine.step() makes."""
 
     # scheduler.py asserts `scheduled_seqs` when it has nothing to do; larger sizes are not built (above)
-    capabilities = Capabilities(idle_schedule=False, max_prompt_len=MAX_PROMPT_TOKENS, max_num_blocks=MAX_KV_BLOCKS)
+    capabilities = Capabilities(idle_schedule=False, max_prompt_len=MAX_PROMPT_TOKENS, max_num_blocks=MAX_KV_BLOCKS,
+                                differences=DIFFERENCES, explain=explain)
 
     def __init__(self, engine: NanoVllm, config: Config, sample: Sample, strict: bool = False) -> None:
         if strict and config.block_size % ENGINE_BLOCK_MULTIPLE:
@@ -173,6 +274,8 @@ class NanoVllmAdapter:
         self.seqs: dict[str, Any] = {}  # seq_id -> nano-vllm Sequence, in add order
         self.names: dict[int, str] = {}  # nano-vllm's integer seq_id -> the workload's seq_id
         self.last: tuple[list[Any], bool] | None = None  # schedule()'s (seqs, is_prefill)
+        self.recording = False  # keep what the scheduler holds before each schedule() (explain reads it)
+        self.before: list[dict[str, Any]] = []
         self.missing = ("nano-vllm's Scheduler keeps no blocks_used, num_preemptions or finished queue, and its "
                         "waiting queue holds a sequence in a chunked prefill: black box only")
 
@@ -197,8 +300,12 @@ class NanoVllmAdapter:
             # nothing to do (it asserts). The driver knows it from `capabilities`; this covers callers that do not.
             self.last = ([], False)
             return {}
+        if self.recording:
+            self.before.append(self._held())
         seqs, is_prefill = self.sched.schedule()
         self.last = (list(seqs), bool(is_prefill))
+        if self.recording:
+            self.before[-1]["prefill"] = bool(is_prefill)
         batch: dict[str, int] = {}
         for seq in seqs:
             name = self.names[seq.seq_id]
@@ -206,6 +313,14 @@ class NanoVllmAdapter:
                 raise RuntimeError(f"nano-vllm's schedule() returned {name} twice in one step")
             batch[name] = seq.num_scheduled_tokens
         return batch
+
+    def _held(self) -> dict[str, Any]:
+        """The waiting sequences (seq_id -> (tokens left to compute, blocks the prefix cache has for it, or -1: no
+        room for its prompt; None once it holds blocks)) and the running ones, as the scheduler holds them now."""
+        bm = self.sched.block_manager
+        waiting = {self.names[s.seq_id]: (s.num_tokens - s.num_cached_tokens,
+                                          None if s.block_table else bm.can_allocate(s)) for s in self.sched.waiting}
+        return {"waiting": waiting, "running": {self.names[s.seq_id] for s in self.sched.running}}
 
     def update(self) -> list[str]:
         """The model's step: one token per scheduled row, then postprocess() as LLMEngine.step() calls it."""

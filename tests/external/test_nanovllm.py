@@ -10,7 +10,6 @@ one of the known differences by looking at nano-vllm's own state before the step
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import os
 import sys
@@ -133,108 +132,66 @@ def test_strict_refuses_the_block_sizes_nano_vllms_config_refuses(nv: Any) -> No
 
 
 # --- the findings are nano-vllm's --------------------------------------------------------------------------
+# The adapter states nano-vllm's known differences and tells which one made a finding from nano-vllm's own state
+# (conformance/engines/nanovllm.py, explain); the report's causes are those. Each difference's smallest case below
+# is worked out from nano-vllm's code, independently of explain.
 
-KNOWN = {
-    "prefill-first": "a step that prefills decodes nothing (scheduler.py:54-55)",
-    "decode-admits-nothing": "a decode step admits nothing, not even the sequence it preempted (scheduler.py:57-73)",
-    "only-first-chunks": "only the first sequence of a step chunks its prefill (scheduler.py:42)",
-    "whole-prompt": "admission reserves blocks for the whole prompt (scheduler.py:36-45, block_manager.py:58-92)",
-    "max-num-seqs-per-step": "max_num_seqs limits one step's batch, not the running set (scheduler.py:30, 58)",
-    "prefix-cache": "a re-admitted sequence reuses its cached full blocks (block_manager.py:58-73, 92)",
-    "block-size-1": "no block growth at block_size 1, then IndexError (block_manager.py:104, 107, 116)",
-    "engine-size": "a prompt or a cache too large for nano-vllm's lists of token ids and Block objects",
+def R(seq_id: str, prompt_len: int, max_tokens: int) -> Request:
+    return Request(seq_id, prompt_len, max_tokens)
+
+
+SMALLEST = {
+    # scheduler.py:42: step 1 admits a1 (1 token), then a2 needs 2 and 1 is left: only the first may chunk
+    "only-first-chunks": (Config(2, 1, 2, 2), [R("a1", 1, 1), R("a2", 2, 1)], "differential", 1),
+    # scheduler.py:54-55: step 2 prefills a2 while a1, running, waits (the card runs a1; a2 does not fit beside it)
+    "prefill-first": (Config(2, 3, 2, 3), [R("a1", 3, 2), R("a2", 1, 1)], "differential", 2),
+    # scheduler.py:57-73: step 2 decodes, a2 preempts itself, and the step admits nobody (the card readmits a2)
+    "decode-admits-nothing": (Config(2, 2, 2, 3), [R("a1", 1, 2), R("a2", 2, 2)], "differential", 2),
+    # scheduler.py:36-38: step 2, a2's 7 tokens need 3 blocks and 2 are free; the card admits a 1-token chunk
+    "whole-prompt": (Config(3, 3, 2, 2), [R("a1", 2, 2), R("a2", 7, 1)], "differential", 2),
+    # scheduler.py:30: step 2 admits a2 beside a1 with max_num_seqs 1; the card runs a1 alone
+    "max-num-seqs-per-step": (Config(5, 2, 1, 1), [R("a1", 1, 3), R("a2", 7, 2)], "differential", 2),
+    # scheduler.py:54-55 then 57-70: step 2 prefills a3 alone, step 3 decodes all three on a budget of 2
+    "decode-not-charged": (Config(6, 1, 3, 2), [R("a1", 1, 5), R("a2", 1, 5), R("a3", 1, 5)], "invariants", 3),
+    # block_manager.py:111-116: the decode of step 2 hashes a block that was never added at block size 1
+    "block-size-1": (Config(4, 1, 1, 4), [R("a1", 2, 3)], "hygiene", 2),
 }
 
 
-@functools.cache
-def _observe(nv: Any) -> type:
-    class Observed(nv.NanoVllmAdapter):  # type: ignore[misc,name-defined]
-        """The adapter, keeping nano-vllm's own state before every schedule()."""
-
-        def __init__(self, *args: Any) -> None:
-            super().__init__(*args)
-            self.before: list[dict[str, Any]] = []
-
-        def schedule(self) -> dict[str, int]:
-            bm = self.sched.block_manager
-            waiting = {self.names[s.seq_id]: (s.num_tokens - s.num_cached_tokens,
-                                              None if s.block_table else bm.can_allocate(s))
-                       for s in self.sched.waiting}  # seq_id -> (tokens left, cached blocks or -1: no room)
-            state = {"waiting": waiting, "running": {self.names[s.seq_id] for s in self.sched.running}}
-            batch = super().schedule()
-            self.before.append({**state, "prefill": bool(self.last and self.last[1])})
-            return batch
-    return Observed
+def first_finding(w: Workload, factory: Any) -> Finding | None:
+    """The finding the suite would put first for the workload: a raise, else the first divergence."""
+    observed = run_workload(w, factory, white_box=False)
+    return next(iter(hygiene(w, observed) + differential(w, observed)), None)
 
 
-def cause(nv: Any, w: Workload) -> tuple[str | None, Finding | None]:
-    """The known difference behind the first finding on `w` (None: no finding; '?...': none known explains it)."""
-    observed_cls = _observe(nv)
-    engine = nv.load(str(CHECKOUT))
-    made: list[Any] = []
-
-    def make(config: Config, sample: Any) -> Any:
-        made.append(observed_cls(engine, config, sample))
-        return made[-1]
-    observed = run_workload(w, make, white_box=False)
-    found = hygiene(w, observed)
-    if found:
-        f = found[0]
-        if f.rule == "H.raised" and "IndexError" in f.message and w.config.block_size == 1:
-            return "block-size-1", f
-        if f.rule == "H.raised" and "MemoryError: nano-vllm" in f.message:
-            return "engine-size", f
-        return "?hygiene", f
-    found = differential(w, observed)
-    if not found:
-        return None, None
-    f = found[0]
-    if f.call != "schedule":
-        return f"?{f.rule} at {f.call}", f
-    before = made[0].before[sum(1 for s in observed["steps"][:f.step] if not s.get("idle")) - 1]
-    want, got = [tuple(p) for p in f.expected], [tuple(p) for p in f.actual]
-    rules = [e.rule for e in expected_trace(w).steps[f.step - 1].events]
-    waiting, running = before["waiting"], before["running"]
-    if not before["prefill"]:
-        if not any(e.rule == "P2" for e in expected_trace(w).steps[f.step - 1].events):
-            return "?decode", f
-        if "P1.preempt" in rules or "P1.skip_self" in rules:
-            return "decode-admits-nothing", f
-        head = next(iter(waiting.values()), None)
-        return ("whole-prompt", f) if head is not None and head[1] == -1 else ("?decode-admission", f)
-    if any(s in running and s not in dict(got) for s, _ in want):
-        return "prefill-first", f
-    for i in range(max(len(want), len(got))):
-        e, g = (want[i] if i < len(want) else None), (got[i] if i < len(got) else None)
-        if e == g:
-            continue
-        if e is not None and g is not None and e[0] == g[0]:
-            cached = waiting.get(e[0], (0, 0))[1]
-            return ("prefix-cache", f) if g[1] < e[1] and cached else ("?chunk", f)
-        if e is not None:
-            left, room = waiting.get(e[0], (0, 0))
-            if room == -1:
-                return "whole-prompt", f
-            spent = sum(n for _, n in got[:i])
-            return ("only-first-chunks", f) if i > 0 and w.config.max_num_batched_tokens - spent < left else \
-                ("?stops", f)
-        return ("max-num-seqs-per-step", f) if "P2.full" in rules else ("?admits", f)
-    return "?prefill", f
+@pytest.mark.parametrize("name", sorted(SMALLEST))
+def test_each_difference_is_explained_on_its_smallest_case(nv: Any, factory: Any, name: str) -> None:
+    config, requests, check, step = SMALLEST[name]
+    w = make_workload(config, requests)
+    f = first_finding(w, factory)
+    assert f is not None
+    if check == "invariants":  # the batch over the budget, as the black-box batch invariants report it
+        batch = run_workload(w, factory, white_box=False)["steps"][step - 1]["schedule"]
+        assert sum(n for _, n in batch) > config.max_num_batched_tokens
+        f = Finding("invariants", "I2", step, "schedule", "over the budget", config.max_num_batched_tokens,
+                    sum(n for _, n in batch))
+    assert (f.check, f.step) == (check, step), f.message
+    assert nv.explain(factory, w, f) == name
+    assert name in {d.name for d in nv.DIFFERENCES}
 
 
-def test_every_finding_on_the_corpus_is_one_of_nano_vllms_known_differences(nv: Any) -> None:
+def test_every_finding_on_the_corpus_is_one_of_nano_vllms_known_differences(nv: Any, factory: Any) -> None:
     vectors, _ = load_corpus()
+    caps = factory(Config(4, 2, 2, 4), lambda seq_id, out: 0).capabilities
     items = [(c.name, c.workload) for c in golden_cases()] + [(v.vector_id, v.workload) for v in vectors]
     causes: dict[str, list[str]] = {}
     for name, w in items:
-        label, _ = cause(nv, w)
-        if label is not None:
-            causes.setdefault(label, []).append(name)
-    unknown = {k: v[:3] for k, v in causes.items() if k not in KNOWN}
-    assert not unknown, f"findings no known difference explains (the adapter's?): {unknown}"
-    # the differences the corpus shows first; decode-not-charged and max-num-seqs only ever follow one of them
+        f = first_finding(w, factory) if caps.holds(w) else None
+        if f is not None:
+            causes.setdefault(str(nv.explain(factory, w, f)), []).append(name)
+    assert "None" not in causes, f"findings no known difference explains (the adapter's?): {causes['None'][:3]}"
     assert {"prefill-first", "only-first-chunks", "whole-prompt", "prefix-cache", "block-size-1",
-            "decode-admits-nothing"} <= set(causes)
+            "decode-admits-nothing", "max-num-seqs-per-step"} <= set(causes)
     assert causes["only-first-chunks"][:2] == ["budget16", "example1"]
     assert causes["prefix-cache"][:2] == ["example2", "self_preemption"]
 
@@ -250,11 +207,6 @@ def test_check_quick_fails_on_nano_vllms_differences_and_none_of_the_adapters(nv
     assert status["invariants"] == "fail" and not report.white_box  # a decode step over the budget, from outside
     assert by_check_rule(report, "invariants") == "I2"
     assert status["stateful"] in ("fail", "pass")  # never unknown: no idle schedule() reaches nano-vllm
-    by_check = {cx.check: cx for cx in report.counterexamples}
-    for check, cx in by_check.items():
-        label, _ = cause(nv, cx.workload)
-        assert label in KNOWN, f"{check}: {cx.finding.message} ({label})"
-    assert "IndexError" in by_check["hygiene"].finding.message and by_check["hygiene"].workload.config.block_size == 1
     text = " ".join(cx.finding.message for cx in report.counterexamples) + " ".join(report.notes)
     for adapters_own in ("AssertionError", "adapter defect", "H.instances", "could not reproduce"):
         assert adapters_own not in text
@@ -265,24 +217,20 @@ def by_check_rule(report: Any, check: str) -> str:
     return str(cx.finding.rule) if cx is not None else ""
 
 
-def test_the_reports_causes_name_nano_vllms_differences(nv: Any) -> None:
+def test_the_reports_causes_are_nano_vllms_differences_and_name_no_bug_it_lacks(nv: Any) -> None:
     from conformance.suite import run
 
-    causes = run(str(CHECKOUT), "quick", adapter=ADAPTER).diagnosis["causes"]
-    workloads = {v.vector_id: v.workload for v in load_corpus()[0]}
-    labels = {}
-    for c in causes:
-        key = c["bugs"][0] if c["bugs"] else c["what"]
-        found = [cause(nv, workloads[s.removeprefix("corpus/")])[0] for s in c["sources"] if s.startswith("corpus/")]
-        assert found and set(found) <= set(KNOWN), f"{key}: {set(found) - set(KNOWN)}"  # none is the adapter's
-        labels[key] = found
-
-    def mostly(key: str, *known: str) -> bool:
-        return sum(label in known for label in labels[key]) > len(labels[key]) / 2
-    assert mostly("chunk_only_first", "only-first-chunks")
-    assert mostly("prefill_or_decode", "prefill-first", "decode-admits-nothing")
-    assert set(labels["grow_on_mod_one"]) == {"block-size-1"}  # nano-vllm grows when len % block_size == 1
-    crash = next(c for c in causes if c["what"] == "update raises IndexError [H.raised]")
-    assert "block-size-1" in crash["common"] and set(labels[crash["what"]]) == {"block-size-1"}
-    cached = next(c for c in causes if c["what"] == "schedule() gives fewer tokens than the spec [P2]")
-    assert mostly(cached["what"], "prefix-cache") and cached["near"][0][0] == "preempt_keeps_num_computed"
+    report = run(str(CHECKOUT), "default", adapter=ADAPTER)
+    causes = report.diagnosis["causes"]
+    assert all(c["difference"] is not None and c["bugs"] == [] for c in causes), report.diagnosis["lines"]
+    named = [c["difference"]["name"] for c in causes]
+    assert len(named) == len(set(named))  # one cause each
+    assert {"whole-prompt", "max-num-seqs-per-step", "decode-not-charged", "prefill-first",
+            "only-first-chunks", "prefix-cache", "block-size-1", "decode-admits-nothing"} == set(named)
+    by_check = {check: next(c["difference"]["name"] for c in causes if check in c["checks"])
+                for check in ("liveness", "invariants", "hygiene", "golden")}
+    assert by_check == {"liveness": "max-num-seqs-per-step", "invariants": "decode-not-charged",
+                        "hygiene": "block-size-1", "golden": "only-first-chunks"}
+    stated = {b for d in nv.DIFFERENCES for b in d.bugs}
+    assert set(report.diagnosis["matches"]) <= stated and set(report.diagnosis["consistent"]) <= stated
+    assert sum(c["vectors"] for c in causes) >= report.checks["differential"].failed  # every failing vector
