@@ -349,6 +349,9 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
     _record("nanovllm_causes", "nanovllm-causes-2026-12-05.json",
             "schedcheck check ~/.cache/schedcheck/nano-vllm --adapter conformance.engines.nanovllm per profile, "
             "and bash tests/external/run.sh nanovllm, after the adapter stated nano-vllm's differences"),
+    _record("sglang", "sglang-2026-12-05.json",
+            "schedcheck check sglang --adapter conformance.engines.sglang per profile, and "
+            "bash tests/external/run.sh sglang"),
     _record("vllm_1205", "vllm-2026-12-05.json",
             "schedcheck check vllm --adapter 'conformance.engines.vllm?reserve_full_isl=0' per policy and profile"),
     _record("hangs", "hangs-2026-12-01.json", "schedcheck check on a submission that loops forever"),
@@ -551,7 +554,14 @@ QUOTES: tuple[Quote, ...] = (
                    "{nanovllm_causes.run_sh.after:,} s with the virtualenv made."),
     Quote(ENGINES, "causes: {nanovllm_causes.causes:,}, over {nanovllm_causes.failing_vectors:,} failing corpus "
                    "vectors "
-                   "and the counterexamples (...)\n  1. engine difference"),
+                   "and the counterexamples (...)\n  1. engine difference block-size-1"),
+    Quote(ENGINES, "each alone: `quick` {sglang.quick.wall:.1f} s wall (the suite's own\ncount "
+                   "{sglang.quick.suite:.1f} s), `default` {sglang.default.wall:.1f} s ({sglang.default.suite:.1f} s); "
+                   "the {sglang.external_tests.count:,} external tests {sglang.external_tests.pytest:,} s (pytest's "
+                   "count); `run.sh sglang` {sglang.run_sh.after:,} s with\nthe virtualenv made, and "
+                   "{sglang.run_sh.made:,} s"),
+    Quote(ENGINES, "causes: {sglang.causes:,}, over {sglang.failing_vectors:,} failing corpus vectors and the "
+                   "counterexamples (...)\n  1. engine difference admission-reserve"),
     Quote(ENGINES, "diagnosis, `quick` took {nanovllm.quick.wall:.1f} s wall and `thorough` took "
                    "{nanovllm.thorough.suite:.1f} s by the suite's count"),
     Quote(ENGINES, "2^20 take {nanovllm.blocks_2_20_seconds:.1f} s to build"),

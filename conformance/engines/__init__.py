@@ -1,4 +1,6 @@
-"""Adapters for real serving engines, shipped with the suite: ``--adapter conformance.engines.vllm`` and
-``--adapter conformance.engines.nanovllm``. Each follows docs/adapters.md; the engines are optional extras."""
+"""Adapters for real serving engines, shipped with the suite: ``--adapter conformance.engines.vllm``,
+``conformance.engines.nanovllm`` and ``conformance.engines.sglang``. Each follows docs/adapters.md; the engines
+are optional extras. recording.py holds what their explain functions share."""
 
-MAY_IMPORT: tuple[str, ...] = ("spec", "conformance")  # the packages this one builds on (tests/test_layers.py)
+# the packages this one builds on (tests/test_layers.py): the checks, for what explain judges a rerun by
+MAY_IMPORT: tuple[str, ...] = ("spec", "conformance", "conformance.checks")

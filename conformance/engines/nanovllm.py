@@ -40,7 +40,7 @@ from typing import Any
 from conformance.adapters import Factory, LoadError
 from conformance.capabilities import Capabilities, Difference
 from conformance.checks.checkers import Finding, differential, expected_trace, hygiene
-from conformance.drivers import run_workload
+from conformance.engines.recording import held_at, run_recording
 from spec.model import Config, Sample
 from spec.trace import Workload
 
@@ -170,15 +170,9 @@ def explain(factory: Factory, workload: Workload, finding: Finding) -> str | Non
     """Which known difference made `finding`, read from nano-vllm's own state: the workload runs again on an
     instance that keeps what its scheduler held before each schedule(), and the step where the run first departs
     from the spec says which. A finding of a whole run (liveness, a probe) is the difference the run first shows."""
-    made: list[NanoVllmAdapter] = []
-
-    def recording(config: Config, sample: Sample) -> Any:
-        made.append(factory(config, sample))  # type: ignore[arg-type]
-        made[-1].recording = True
-        return made[-1]
-    observed = run_workload(workload, recording, white_box=False)
+    observed, made = run_recording(factory, workload)
     if finding.check == "invariants" and finding.rule == "I2" and finding.call == "schedule" and made:
-        before = _before(made[0], observed, finding.step)  # a batch over the budget, wherever the run goes next
+        before = held_at(made[0].before, observed, finding.step)  # a batch over the budget, wherever the run goes next
         return "decode-not-charged" if before is not None and not before["prefill"] else None
     raised = hygiene(workload, observed)
     if raised:
@@ -193,15 +187,9 @@ def _raised(workload: Workload, f: Finding) -> str | None:
     return "engine-size" if f.rule == "H.raised" and "MemoryError: nano-vllm" in f.message else None
 
 
-def _before(adapter: NanoVllmAdapter, observed: dict[str, Any], step: int) -> dict[str, Any] | None:
-    """What nano-vllm held before the schedule() of `step` (idle steps never reach it: capabilities)."""
-    calls = sum(1 for s in observed["steps"][:step] if not s.get("idle"))
-    return adapter.before[calls - 1] if 0 < calls <= len(adapter.before) else None
-
-
 def _diverged(workload: Workload, observed: dict[str, Any], adapter: NanoVllmAdapter, f: Finding) -> str | None:
     """The difference behind the first step where schedule() departs from the spec."""
-    before = _before(adapter, observed, f.step)
+    before = held_at(adapter.before, observed, f.step)
     if f.call != "schedule" or before is None:
         return None
     want, got = [tuple(p) for p in f.expected], [tuple(p) for p in f.actual]

@@ -5,6 +5,7 @@
 #   bash tests/external/run.sh vllm      # vLLM only (extra arguments go to pytest)
 #   bash tests/external/run.sh vllm-releases   # the last five vLLM releases, each under every policy (minutes)
 #   bash tests/external/run.sh nanovllm  # nano-vllm only
+#   bash tests/external/run.sh sglang    # SGLang only
 #
 # Each engine's function makes its virtualenv when it is missing, then runs that engine's tests in it.
 # docs/engines.md says what each install holds and why.
@@ -34,22 +35,31 @@ VLLM_DEPS=(aiohappyeyeballs==2.7.1 aiohttp==3.14.5 aiosignal==1.4.0 annotated-do
            xgrammar==0.2.8 yarl==1.25.1)
 SCHEDCHECK_TEST=(hypothesis==6.155.2 z3-solver==5.4.1.0 crosshair-tool==0.0.113 pytest==9.0.3)
 
+# make_light_venv VENV WHEEL HINT DEPS...: a virtualenv at VENV holding WHEEL without its declared dependencies, the
+# CPU torch, DEPS (each --no-deps), the test tools and this project; HINT says how to give a wheel by path.
+make_light_venv() {
+    local venv=$1 wheel=$2 hint=$3
+    shift 3
+    rm -rf "$venv" && "${SCHEDCHECK_PYTHON:-python3.11}" -m venv "$venv" || return 1
+    local pip=("$venv/bin/python" -m pip install --quiet --no-deps)
+    "${pip[@]}" "$wheel" || { echo "could not install $wheel: $hint" >&2; return 1; }
+    "${pip[@]}" "${VLLM_TORCH[@]}" 2>/dev/null || "${pip[@]}" --extra-index-url "$TORCH_CPU_INDEX" "${VLLM_TORCH[@]}" \
+        || { echo "could not install ${VLLM_TORCH[0]}: the CPU build of torch is on PyTorch's own index," \
+                  "$TORCH_CPU_INDEX, not on PyPI; set SCHEDCHECK_TORCH_CPU_INDEX to a mirror of it you can reach," \
+                  "or install that wheel into $venv yourself and run this again" >&2; return 1; }
+    "${pip[@]}" "$@" || return 1
+    "$venv/bin/python" -m pip install --quiet "${SCHEDCHECK_TEST[@]}" || return 1
+    "${pip[@]}" -e "$ROOT" || return 1
+}
+
 make_vllm_venv() {
     if "$VLLM_VENV/bin/python" -c "import vllm.v1.core.sched.scheduler, conformance, pytest" 2>/dev/null; then
         return 0
     fi
     echo "making the vLLM virtualenv at $VLLM_VENV (about 2.2 GB)" >&2
-    rm -rf "$VLLM_VENV" && "${SCHEDCHECK_PYTHON:-python3.11}" -m venv "$VLLM_VENV" || return 1
-    local pip=("$VLLM_VENV/bin/python" -m pip install --quiet --no-deps)
-    "${pip[@]}" "$VLLM_WHEEL" || { echo "could not install $VLLM_WHEEL: set SCHEDCHECK_VLLM_WHEEL to the path of a" \
-        "downloaded vllm wheel (pip download vllm==0.33.0 --no-deps, where the registry is reachable)" >&2; return 1; }
-    "${pip[@]}" "${VLLM_TORCH[@]}" 2>/dev/null || "${pip[@]}" --extra-index-url "$TORCH_CPU_INDEX" "${VLLM_TORCH[@]}" \
-        || { echo "could not install ${VLLM_TORCH[0]}: the CPU build of torch is on PyTorch's own index," \
-                  "$TORCH_CPU_INDEX, not on PyPI; set SCHEDCHECK_TORCH_CPU_INDEX to a mirror of it you can reach," \
-                  "or install that wheel into $VLLM_VENV yourself and run this again" >&2; return 1; }
-    "${pip[@]}" "${VLLM_DEPS[@]}" || return 1
-    "$VLLM_VENV/bin/python" -m pip install --quiet "${SCHEDCHECK_TEST[@]}" || return 1
-    "${pip[@]}" -e "$ROOT" || return 1
+    make_light_venv "$VLLM_VENV" "$VLLM_WHEEL" \
+        "set SCHEDCHECK_VLLM_WHEEL to the path of a downloaded vllm wheel (pip download vllm==0.33.0 --no-deps)" \
+        "${VLLM_DEPS[@]}"
 }
 
 run_vllm() {
@@ -113,16 +123,50 @@ run_nanovllm() {
         tests/external/test_nanovllm.py "$@")
 }
 
+# --- SGLang ----------------------------------------------------------------------------------------
+# sglang 0.5.23 without its declared dependencies (they pull CUDA torch and kernels): only the packages the import
+# chain of sglang.srt.managers.scheduler needs, each pinned, installed with --no-deps; torch is the same CPU build
+# as vLLM's. torchvision and tvm_ffi are stand-ins of the adapter (conformance/engines/sglang.py, docs/engines.md).
+SGLANG_VENV=${SCHEDCHECK_SGLANG_VENV:-$HOME/.cache/schedcheck/sglang-venv}
+SGLANG_WHEEL=${SCHEDCHECK_SGLANG_WHEEL:-sglang==0.5.23}  # or the path of a downloaded sglang-0.5.23 wheel
+SGLANG_DEPS=(aiohappyeyeballs==2.7.1 aiohttp==3.14.5 aiosignal==1.4.0 annotated-doc==0.0.7 annotated-types==0.8.0
+             anyio==4.16.0 attrs==26.1.0 certifi==2026.10.19.post1 click==8.5.1 compressed-tensors==0.18.0 dill==0.4.1
+             distro==1.9.0 einops==0.8.2 fastapi==0.165.0 frozendict==2.5.1 frozenlist==1.8.0 gguf==0.19.0 h11==0.16.0
+             httpcore==1.0.9 httpcore2==2.17.0 httpx==0.29.0 httpx2==2.17.0 huggingface_hub==2.4.0 idna==3.21
+             ipython==9.18.1 jiter==0.19.0 loguru==0.7.3 msgspec==0.23.0 multidict==7.2.1 numpy==2.4.6 openai==2.8.0
+             opentelemetry-api==1.45.3 orjson==3.13.0 packaging==26.4 partial-json-parser==0.2.1.1.post7 pillow==13.0.0
+             propcache==0.5.4 psutil==7.2.2 pybase64==1.5.1 pydantic==2.14.4 pydantic_core==2.50.5 Pygments==2.21.0
+             PyYAML==6.0.4 pyzmq==27.3.0 regex==2026.12.2 requests==2.34.2 safetensors==0.8.0 sentencepiece==0.2.1
+             setproctitle==1.3.8 sniffio==1.3.1 starlette==1.10.0 tokenizers==0.23.3 tqdm==4.70.1 traitlets==5.16.1
+             transformers==5.25.0 triton==3.9.0 truststore==0.10.5 typing-inspection==0.4.5 urllib3==2.8.0
+             uvicorn==0.55.0 xxhash==4.1.0 yarl==1.25.1)
+
+make_sglang_venv() {
+    if "$SGLANG_VENV/bin/python" -c "import sglang, conformance, pytest" 2>/dev/null; then
+        return 0
+    fi
+    echo "making the SGLang virtualenv at $SGLANG_VENV (about 2.4 GB)" >&2
+    make_light_venv "$SGLANG_VENV" "$SGLANG_WHEEL" \
+        "set SCHEDCHECK_SGLANG_WHEEL to the path of a downloaded sglang wheel (pip download sglang==0.5.23 --no-deps)" \
+        "${SGLANG_DEPS[@]}"
+}
+
+run_sglang() {
+    make_sglang_venv || { echo "could not make the SGLang virtualenv at $SGLANG_VENV" >&2; return 1; }
+    (cd "$ROOT" && "$SGLANG_VENV/bin/python" -m pytest -q -m external tests/external/test_sglang.py "$@")
+}
+
 # --- dispatch: one function per engine; `all` runs every one ------------------------------------------
 engine=${1:-all}
 [[ $# -gt 0 ]] && shift
 status=0
 case "$engine" in
-    all) run_vllm || status=1; run_nanovllm || status=1 ;;
+    all) run_vllm || status=1; run_nanovllm || status=1; run_sglang || status=1 ;;
     nanovllm) run_nanovllm "$@" || status=1 ;;
+    sglang) run_sglang "$@" || status=1 ;;
     vllm) run_vllm "$@" || status=1 ;;
     vllm-releases) run_vllm_releases "$@" || status=1 ;;
-    *) echo "unknown engine '$engine'; give vllm, vllm-releases or nanovllm, or nothing for every engine" >&2
+    *) echo "unknown engine '$engine'; give vllm, vllm-releases, nanovllm or sglang, or nothing for every engine" >&2
        exit 2 ;;
 esac
 exit $status

@@ -17,7 +17,8 @@ RECORDS = ROOT / "bench" / "measured" / "records"
 
 @pytest.mark.parametrize("tests, record, key", [
     ("test_vllm.py", "vllm-2026-12-05.json", ("run_sh", "tests")),
-    ("test_nanovllm.py", "nanovllm-causes-2026-12-05.json", ("external_tests", "count"))])
+    ("test_nanovllm.py", "nanovllm-causes-2026-12-05.json", ("external_tests", "count")),
+    ("test_sglang.py", "sglang-2026-12-05.json", ("external_tests", "count"))])
 def test_the_docs_count_of_an_engines_tests_is_the_number_collected(tests, record, key):
     done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "external", "-p",
                            "no:randomly", f"tests/external/{tests}"], cwd=ROOT, capture_output=True, text=True,

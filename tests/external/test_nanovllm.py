@@ -22,10 +22,9 @@ from conformance.adapters import LoadError, load_target
 from conformance.checks.checkers import Finding, differential, expected_trace, hygiene
 from conformance.checks.history import instances
 from conformance.drivers import run_workload
-from conformance.workloads.corpus import load_corpus
-from spec.golden import golden_cases
 from spec.model import Config
-from spec.trace import Request, Workload, make_workload
+from spec.trace import Request, make_workload
+from tests.external.differences import difference_causes, explained_corpus, first_finding
 
 pytestmark = pytest.mark.external
 
@@ -158,12 +157,6 @@ SMALLEST = {
 }
 
 
-def first_finding(w: Workload, factory: Any) -> Finding | None:
-    """The finding the suite would put first for the workload: a raise, else the first divergence."""
-    observed = run_workload(w, factory, white_box=False)
-    return next(iter(hygiene(w, observed) + differential(w, observed)), None)
-
-
 @pytest.mark.parametrize("name", sorted(SMALLEST))
 def test_each_difference_is_explained_on_its_smallest_case(nv: Any, factory: Any, name: str) -> None:
     config, requests, check, step = SMALLEST[name]
@@ -181,14 +174,7 @@ def test_each_difference_is_explained_on_its_smallest_case(nv: Any, factory: Any
 
 
 def test_every_finding_on_the_corpus_is_one_of_nano_vllms_known_differences(nv: Any, factory: Any) -> None:
-    vectors, _ = load_corpus()
-    caps = factory(Config(4, 2, 2, 4), lambda seq_id, out: 0).capabilities
-    items = [(c.name, c.workload) for c in golden_cases()] + [(v.vector_id, v.workload) for v in vectors]
-    causes: dict[str, list[str]] = {}
-    for name, w in items:
-        f = first_finding(w, factory) if caps.holds(w) else None
-        if f is not None:
-            causes.setdefault(str(nv.explain(factory, w, f)), []).append(name)
+    causes = explained_corpus(nv.explain, factory)
     assert "None" not in causes, f"findings no known difference explains (the adapter's?): {causes['None'][:3]}"
     assert {"prefill-first", "only-first-chunks", "whole-prompt", "prefix-cache", "block-size-1",
             "decode-admits-nothing", "max-num-seqs-per-step"} <= set(causes)
@@ -221,16 +207,11 @@ def test_the_reports_causes_are_nano_vllms_differences_and_name_no_bug_it_lacks(
     from conformance.suite import run
 
     report = run(str(CHECKOUT), "default", adapter=ADAPTER)
-    causes = report.diagnosis["causes"]
-    assert all(c["difference"] is not None and c["bugs"] == [] for c in causes), report.diagnosis["lines"]
-    named = [c["difference"]["name"] for c in causes]
-    assert len(named) == len(set(named))  # one cause each
+    named = difference_causes(report, nv.DIFFERENCES)
     assert {"whole-prompt", "max-num-seqs-per-step", "decode-not-charged", "prefill-first",
             "only-first-chunks", "prefix-cache", "block-size-1", "decode-admits-nothing"} == set(named)
+    causes = report.diagnosis["causes"]
     by_check = {check: next(c["difference"]["name"] for c in causes if check in c["checks"])
                 for check in ("liveness", "invariants", "hygiene", "golden")}
     assert by_check == {"liveness": "max-num-seqs-per-step", "invariants": "decode-not-charged",
                         "hygiene": "block-size-1", "golden": "only-first-chunks"}
-    stated = {b for d in nv.DIFFERENCES for b in d.bugs}
-    assert set(report.diagnosis["matches"]) <= stated and set(report.diagnosis["consistent"]) <= stated
-    assert sum(c["vectors"] for c in causes) >= report.checks["differential"].failed  # every failing vector
