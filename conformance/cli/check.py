@@ -34,11 +34,14 @@ from spec.trace import RULES_VERSION, Workload
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="PATH", nargs="?", help="a submission file (mine/p07_scheduler.py), a "
                         "dotted module name, 'impl' or 'spec'; or give --wire CMD instead")
-    parser.add_argument("--adapter", metavar="FILE", help="a custom adapter file defining open_target(target)")
+    parser.add_argument("--adapter", metavar="ADAPTER",
+                        help="a .py file or a dotted module name defining open_target(target, **options); options "
+                             "as ADAPTER?key=value&... (docs/adapters.md)")
     wire.add_arguments(parser)
     add_policy_argument(parser, default=None, otherwise="the policy the adapter reports for its engine, else p07")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="quick",
-                        help="how hard to look: quick (< 10 s), default (< 30 s), thorough (minutes)")
+                        help="how hard to look: quick (< 10 s on a Python file), default (< 30 s), thorough "
+                             "(minutes); an engine's adapter takes longer (docs/engines.md)")
     parser.add_argument("--json", metavar="OUT", help="write the JSON report to OUT")
     parser.add_argument("--trace-dir", metavar="DIR", help="write counterexamples (JSON trace + pytest file) to DIR")
     parser.add_argument("--black-box", action="store_true", help="use no white-box attribute (skips invariants)")

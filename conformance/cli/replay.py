@@ -31,7 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("trace", metavar="TRACE", help="a workload or trace JSON file (e.g. from --trace-dir)")
     parser.add_argument("path", metavar="PATH", nargs="?", help="a submission file, a dotted module name, 'impl' "
                         "or 'spec'; or give --wire CMD instead")
-    parser.add_argument("--adapter", metavar="FILE", help="a custom adapter file defining open_target(target)")
+    parser.add_argument("--adapter", metavar="ADAPTER",
+                        help="a .py file or a dotted module name defining open_target(target, **options); options "
+                             "as ADAPTER?key=value&... (docs/adapters.md)")
     wire.add_arguments(parser)
     add_policy_argument(parser, default=None, otherwise="the policy the trace records")
     parser.add_argument("--black-box", action="store_true", help="use no white-box attribute")
