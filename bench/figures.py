@@ -352,6 +352,9 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
     _record("sglang", "sglang-2026-12-05.json",
             "schedcheck check sglang --adapter conformance.engines.sglang per profile, and "
             "bash tests/external/run.sh sglang"),
+    _record("vllm_outside", "vllm-independent-2026-12-05.json",
+            "schedcheck check vllm --adapter tests.external.independent.blind_vllm per option and policy, and "
+            "bash tests/external/run.sh vllm-independent"),
     _record("vllm_1205", "vllm-2026-12-05.json",
             "schedcheck check vllm --adapter 'conformance.engines.vllm?reserve_full_isl=0' per policy and profile"),
     _record("hangs", "hangs-2026-12-01.json", "schedcheck check on a submission that loops forever"),
@@ -562,6 +565,12 @@ QUOTES: tuple[Quote, ...] = (
                    "{sglang.run_sh.made:,} s"),
     Quote(ENGINES, "causes: {sglang.causes:,}, over {sglang.failing_vectors:,} failing corpus vectors and the "
                    "counterexamples (...)\n  1. engine difference admission-reserve"),
+    Quote(ENGINES, "with vLLM's defaults PASS under `vllm-v1` ({vllm_outside.defaults_v1.suite:.1f} s by\nthe suite's "
+                   "count); with `?reserve_full_isl=false` PASS under `vllm-v1:reserve_full_isl=false` "
+                   "({vllm_outside.reserve_off.suite:.1f} s); under\n`p07` FAIL with one cause each, `policy:vllm-v1` "
+                   "({vllm_outside.defaults_p07.failing:,} failing vectors) and `no_admission_after_preemption`\n"
+                   "({vllm_outside.reserve_off_p07.failing:,})"),
+    Quote(ENGINES, "checks this ({vllm_outside.tests.count:,}\ntests, {vllm_outside.tests.pytest:,} s)"),
     Quote(ENGINES, "diagnosis, `quick` took {nanovllm.quick.wall:.1f} s wall and `thorough` took "
                    "{nanovllm.thorough.suite:.1f} s by the suite's count"),
     Quote(ENGINES, "2^20 take {nanovllm.blocks_2_20_seconds:.1f} s to build"),

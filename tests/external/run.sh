@@ -4,6 +4,7 @@
 #   bash tests/external/run.sh           # every engine
 #   bash tests/external/run.sh vllm      # vLLM only (extra arguments go to pytest)
 #   bash tests/external/run.sh vllm-releases   # the last five vLLM releases, each under every policy (minutes)
+#   bash tests/external/run.sh vllm-independent  # vLLM through an adapter written from the docs alone
 #   bash tests/external/run.sh nanovllm  # nano-vllm only
 #   bash tests/external/run.sh sglang    # SGLang only
 #
@@ -65,6 +66,11 @@ make_vllm_venv() {
 run_vllm() {
     make_vllm_venv || { echo "could not make the vLLM virtualenv at $VLLM_VENV" >&2; return 1; }
     (cd "$ROOT" && "$VLLM_VENV/bin/python" -m pytest -q -m external tests/external/test_vllm.py "$@")
+}
+
+run_vllm_independent() {
+    make_vllm_venv || { echo "could not make the vLLM virtualenv at $VLLM_VENV" >&2; return 1; }
+    (cd "$ROOT" && "$VLLM_VENV/bin/python" -m pytest -q -m external tests/external/test_vllm_independent.py "$@")
 }
 
 # --- vLLM releases ---------------------------------------------------------------------------------
@@ -166,7 +172,8 @@ case "$engine" in
     sglang) run_sglang "$@" || status=1 ;;
     vllm) run_vllm "$@" || status=1 ;;
     vllm-releases) run_vllm_releases "$@" || status=1 ;;
-    *) echo "unknown engine '$engine'; give vllm, vllm-releases, nanovllm or sglang, or nothing for every engine" >&2
+    vllm-independent) run_vllm_independent "$@" || status=1 ;;
+    *) echo "unknown engine '$engine'; give vllm, vllm-releases, vllm-independent, nanovllm or sglang, or nothing for every engine" >&2
        exit 2 ;;
 esac
 exit $status
