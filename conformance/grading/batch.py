@@ -26,7 +26,7 @@ from conformance.grading.outputs import (
     Grade,
     dumps,
 )
-from conformance.grading.records import load_grade, write_grade
+from conformance.grading.records import entry_identity, load_grade, write_grade
 from conformance.grading.rubric import Rubric
 from conformance.grading.warm import settle
 from conformance.sandbox.budget import submission_budget
@@ -102,8 +102,9 @@ class Recorder:
     """Writes each result as it arrives; a failure to write is recorded as that entry's grader error."""
 
     def __init__(self, out: Path, total: int, progress: TextIO | None, problems: dict[str, str],
-                 lost: list[tuple[str, str]] | None = None) -> None:
+                 lost: list[tuple[str, str]] | None = None, identities: dict[str, str] | None = None) -> None:
         self.out, self.total, self.progress, self.problems = out, total, progress, problems
+        self.identities = identities or {}  # entry name -> entry_identity, stored with its grade
         self.lost = lost if lost is not None else []  # entries whose folder could not even take their failure
         self.done = self.failed = 0
         self.start = time.monotonic()
@@ -114,7 +115,7 @@ class Recorder:
             if isinstance(g, GraderFailed):
                 write_failure(self.out, g)
             else:
-                write_grade(self.out, g, self.problems.get(g.submission, ""))
+                write_grade(self.out, g, self.problems.get(g.submission, ""), self.identities.get(g.submission, ""))
         except Exception as e:  # noqa: BLE001 - a full disk or an odd name: this entry's failure only
             g = GraderFailed(g.submission, f"writing the results failed: {type(e).__name__}: {e}")
             try:  # the summary still lists it: no grade.json
@@ -183,11 +184,13 @@ def grade_all(entries: list[Entry], out: Path, rubric: Rubric, grade_one: GradeO
     (conformance.grading.warm); if it fails, each worker makes that work itself.
     """
     out.mkdir(parents=True, exist_ok=True)
-    todo = [e for e in entries if force or load_grade(out, e.name, rubric) is None]
+    identities = {e.name: entry_identity(e) for e in entries}
+    todo = [e for e in entries if force or load_grade(out, e.name, rubric, identities[e.name]) is None]
     skipped = len(entries) - len(todo)
     if progress and skipped:
-        print(f"schedcheck grade: {skipped} already graded with this rubric (use --force to regrade)", file=progress)
-    record = Recorder(out, len(todo), progress, {e.name: e.problem for e in entries if e.problem}, lost)
+        print(f"schedcheck grade: {skipped} already graded with this rubric, from the same files (use --force to "
+              "regrade)", file=progress)
+    record = Recorder(out, len(todo), progress, {e.name: e.problem for e in entries if e.problem}, lost, identities)
     safe = Safe(grade_one)
     if executor is not None:
         futures = {executor.submit(safe, e, rubric): e for e in todo}

@@ -32,7 +32,8 @@ FOLDER_MAX_ENTRIES = 2000  # files and folders under one submission folder
 FOLDER_MAX_BYTES = 64 << 20
 FOLDER_MAX_DEPTH = 32
 RESERVED = frozenset({"summary.csv", "overview.md", "overview.html"})  # files grade writes at the top of OUT
-PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a name that is its own slug
+PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a name that is its own slug ...
+HASHED = re.compile(r".*-[0-9a-f]{10}")  # ... unless it has the shape slug gives a name it hashes
 SLUG_BASE = 40  # characters of a slug's ASCII part; a hash of 10 hex digits follows
 
 
@@ -172,8 +173,9 @@ def slug(name: str) -> str:
     """An entry's result folder: the name itself when it is a plain word (ASCII letters, digits, ., _, - and
     not a file grading writes), else its ASCII letters and digits with a hash of the original bytes. So a folder
     name is never a path, a URL scheme (a dashboard link "javascript:..."), a reserved file or an invisible
-    character, and two names differ as slugs whenever they differ."""
-    if PLAIN.fullmatch(name) and name.lower() not in RESERVED:
+    character, and two names differ as slugs whenever they differ. A plain name shaped like a hashed one ("Jose-"
+    and 10 hex digits) is hashed too: no entry can take the folder another entry's name hashes to."""
+    if PLAIN.fullmatch(name) and name.lower() not in RESERVED and not HASHED.fullmatch(name):
         return name
     ascii_part = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     base = re.sub(r"[^A-Za-z0-9._-]+", "-", ascii_part).strip("-._")[:SLUG_BASE].strip("-._") or "entry"

@@ -5,8 +5,11 @@ outlives its Scheduler can fail a case only because of the cases before it. As `
 (conformance/checks/fresh.py), each check's failing cases, smallest first and up to CONFIRM_MAX of them,
 are run again in one more sandboxed child, each on a copy of the submission loaded anew ("fresh" in the
 run's JSON), and judged again here. A check none of whose confirmed cases fails again is process
-history's: its findings move to hygiene as [H.history]. A case still fails either way, so the score is
-the same; what changes is which check the report blames, and so the counterexample it hands out.
+history's: each of its findings becomes [H.history] in place, and hygiene's too where hygiene found nothing.
+The case still fails every item that names the check, so the score is the same whatever the submission does
+in the confirmation run; what changes is which check the report blames (scoring.py leaves [H.history] out of
+an item's failed checks), and so the counterexample it hands out. A finding is never dropped: a submission
+that fails small cases only when it has run before, and breaks hygiene anyway, loses the points of every case.
 """
 
 from __future__ import annotations
@@ -83,9 +86,9 @@ def confirmed(path: Path, limits: Limits, cases: Sequence[Case], runs: Sequence[
         for check in sorted(history):
             f = v.get(check)
             if f is not None and f.rule not in UNCONFIRMED:
-                v[check] = None
+                v[check] = after_history(f)  # still this check's failure, which scoring counts, blamed on history
                 if v.get("hygiene") is None:
-                    v["hygiene"] = after_history(f)
+                    v["hygiene"] = v[check]
         out.append(v)
     return out
 

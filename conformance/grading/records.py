@@ -9,11 +9,15 @@ machines merge by copying folders together.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from conformance.grading.collect import Entry
+from conformance.grading.heldout import fingerprint, held_out_seed, submission_bytes
 from conformance.grading.outputs import (
     Grade,
     ItemResult,
@@ -32,10 +36,22 @@ GRADER_ERROR = "grader error"  # the grader failed on the entry: the instructor'
 STATUSES = {"refused": NOT_GRADED}  # older records' words for the same statuses
 
 
-def grade_to_json(g: Grade, problem: str = "") -> dict[str, object]:
+def entry_identity(entry: Entry) -> str:
+    """What a stored grade was made from: the entry's own name and what it submitted (a module's bytes, a wire
+    folder's files), so a resumed run reuses a grade only for the very entry that earned it, never for another
+    entry that came to own its result folder, nor for a submission changed since."""
+    h = hashlib.sha256(os.fsencode(entry.source.name) + b"\0" + entry.problem.encode() + b"\0")
+    try:
+        h.update(submission_bytes(entry.module) if entry.module is not None else b"")
+    except OSError as e:
+        h.update(f"unreadable: {e.strerror}".encode())
+    return h.hexdigest()
+
+
+def grade_to_json(g: Grade, problem: str = "", identity: str = "") -> dict[str, object]:
     """The internal record of a grade, enough to rebuild the summary without regrading."""
     return {
-        "format": "schedcheck/grade", "version": 1, "submission": g.submission,
+        "format": "schedcheck/grade", "version": 1, "submission": g.submission, "entry_sha256": identity,
         "status": NOT_GRADED if problem else "graded", "cause": problem,
         "rubric_sha256": g.rubric.digest, "corpus": g.rubric.corpus, "policy": str(g.rubric.policy),
         "isolation": g.isolation,
@@ -53,14 +69,15 @@ def held_out_fingerprint(rubric: Rubric) -> str | None:
     """Which held-out cases a grade was made with (a digest of the seed), or None without any."""
     if not rubric.held_out:
         return None
-    from conformance.grading.heldout import fingerprint, held_out_seed
     return f"{rubric.held_out}:{fingerprint(held_out_seed()[0])}"
 
 
-def grade_from_json(obj: dict[str, object], rubric: Rubric) -> Grade | None:
-    """A stored grade, or None when it was made with another rubric (then it is regraded)."""
+def grade_from_json(obj: dict[str, object], rubric: Rubric, identity: str | None = None) -> Grade | None:
+    """A stored grade, or None when it was made with another rubric or, given the `identity` of the entry now in
+    its place (entry_identity), for another entry (then it is regraded)."""
     if obj.get("rubric_sha256") != rubric.digest or obj.get("format") != "schedcheck/grade" or \
-            obj.get("held_out") != held_out_fingerprint(rubric):
+            obj.get("held_out") != held_out_fingerprint(rubric) or \
+            (identity is not None and obj.get("entry_sha256") != identity):
         return None
     raw = obj.get("items")
     assert isinstance(raw, list)
@@ -75,15 +92,15 @@ def grade_from_json(obj: dict[str, object], rubric: Rubric) -> Grade | None:
                  replay=replay if isinstance(replay, dict) else None, feedback=str(obj.get("feedback", "")))
 
 
-def load_grade(out: Path, name: str, rubric: Rubric) -> Grade | None:
+def load_grade(out: Path, name: str, rubric: Rubric, identity: str | None = None) -> Grade | None:
     path = out / name / "grade.json"
     try:
-        return grade_from_json(json.loads(path.read_text()), rubric)
+        return grade_from_json(json.loads(path.read_text()), rubric, identity)
     except (OSError, ValueError, KeyError, TypeError, AssertionError):
         return None
 
 
-def write_grade(out: Path, g: Grade, problem: str = "") -> None:
+def write_grade(out: Path, g: Grade, problem: str = "", identity: str = "") -> None:
     """Write one submission's files; grade.json last, so a half-written folder is regraded on resume."""
     d = out / g.submission
     d.mkdir(parents=True, exist_ok=True)
@@ -93,7 +110,7 @@ def write_grade(out: Path, g: Grade, problem: str = "") -> None:
     if g.replay is not None:
         (d / "counterexample.json").write_text(dumps(g.replay))
     (d / "grader_error.txt").unlink(missing_ok=True)
-    (d / "grade.json").write_text(dumps(grade_to_json(g, problem)))
+    (d / "grade.json").write_text(dumps(grade_to_json(g, problem, identity)))
 
 
 def read_status(d: Path) -> tuple[str, str]:

@@ -9,7 +9,6 @@ smallest failing case as a counterexample to replay (conformance.grading.feedbac
 from __future__ import annotations
 
 from conformance.checks.checkers import Finding
-from conformance.checks.history import before_history
 from conformance.grading.escape import md, md_code
 from conformance.grading.feedback import counterexample_md
 from conformance.grading.observe import HELD_OUT, Case, Traces, category
@@ -58,8 +57,9 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
         run += 1
         held_run += held
         ended = category(result)
-        bad = [found[c] for c in relevant if found[c] is not None] + history_of(found, item.checks)
-        failed_checks.update(c for c in relevant if found[c] is not None)
+        bad = [f for c in relevant if (f := found[c]) is not None]  # [H.history] too: it moves the blame only
+        failed_checks.update(c for c in relevant if (f := found[c]) is not None  # the blame: [H.history] is hygiene's
+                             and (f.rule != "H.history" or c == "hygiene"))
         if not bad and ended == "passed":
             passed += 1
             held_passed += held
@@ -93,17 +93,6 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
             output += ("\n\nOnly held-out cases fail here; the public corpus's pass. Run `schedcheck check "
                        "--profile default` on your file: its generated workloads go past the corpus.")
     return ItemResult(item, round(item.points * fraction, 2), status, output, run, passed, tuple(sorted(failed_checks)))
-
-
-def history_of(found: dict[str, Finding | None], checks: tuple[str, ...]) -> list[Finding]:
-    """A failure of one of `checks` that only earlier runs in the process brought about: hygiene's [H.history]
-    blames the state that outlives a Scheduler, and the case still fails every item that named the check it
-    broke (else a bug that waits for some history, or that behaves when it is loaded anew, would lose only the
-    hygiene item's points)."""
-    f = found.get("hygiene")
-    if f is None or f.rule != "H.history" or "hygiene" in checks:
-        return []
-    return [f] if before_history(f).check in checks else []
 
 
 def _fraction(rubric: Rubric, passed: int, run: int) -> float:

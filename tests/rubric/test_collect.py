@@ -134,8 +134,10 @@ def test_a_slug_is_plain_ascii_of_bounded_length_and_names_that_differ_differ(na
 
 
 def test_a_plain_name_is_its_own_slug_and_invisible_characters_are_shown():
-    for name in ("alice", "bob.py", "x_1-2", "A" * 64):
+    for name in ("alice", "bob.py", "x_1-2", "A" * 64, "jose-24c2ab65b7x", "v-012345678"):
         assert slug(name) == name
+    hashed = slug("José")
+    assert slug(hashed) != hashed  # a plain name shaped like another's hashed folder is hashed too
     assert tame("a\u202eb\u200bc\x1b") == "a\\u202eb\\u200bc\\x1b"
 
 

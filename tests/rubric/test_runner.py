@@ -58,6 +58,29 @@ def test_resume_skips_graded_entries_unless_forced(subs, tmp_path):
     assert grade_all(subs, out, RUBRIC, fake_grade, progress=None, force=True) == 4
 
 
+def test_a_stored_grade_is_reused_only_for_the_entry_that_earned_it(tmp_path):
+    """A resumed run once handed a stored 100 to whoever owned the folder now: an entry named as another one's
+    hashed folder ("Jose-24c2ab65b7.py" beside "José.py"), or a file changed since it was graded."""
+    d = tmp_path / "subs"
+    d.mkdir()
+    (d / "José.py").write_text("GOOD")
+    out = tmp_path / "out"
+    grade_all(collect(d, tmp_path / "work"), out, RUBRIC, fake_grade, progress=None)
+    (folder,) = [p.name for p in out.iterdir() if p.is_dir()]
+    (d / f"{folder}.py").write_text("bad")  # a plain name, spelled as José's folder
+    entries = collect(d, tmp_path / "work2")
+    assert len({e.name for e in entries}) == 2 and folder in {e.name for e in entries}
+    CALLS.clear()
+    grade_all(entries, out, RUBRIC, fake_grade, progress=None)
+    assert [e.name for e in entries if e.source.name != "José.py"] == CALLS  # the newcomer is graded, José kept
+    by_source = {e.source.name: load_grade(out, e.name, RUBRIC).score for e in entries}
+    assert by_source == {"José.py": 100, f"{folder}.py": 0}
+    (d / "José.py").write_text("bad")  # changed since: graded again, not taken from its folder
+    CALLS.clear()
+    grade_all(collect(d, tmp_path / "work3"), out, RUBRIC, fake_grade, progress=None)
+    assert [folder] == CALLS
+
+
 def test_a_half_written_entry_is_regraded(subs, tmp_path):
     out = tmp_path / "out"
     grade_all(subs, out, RUBRIC, fake_grade, progress=None)
