@@ -15,6 +15,7 @@ from conformance.checks.checkers import Finding
 from spec.model import POLICIES, SETTINGS, Config, Policy, Sample
 from spec.trace import Workload
 
+SIZES = ("max_prompt_len", "max_num_blocks", "max_kv_tokens")  # the declared sizes a workload must fit
 DIFFERENCE_NAME_MAX = 64  # characters of a difference's name (a report's cause line starts with it)
 
 
@@ -49,6 +50,7 @@ class Capabilities:
     idle_schedule: bool = True  # False: never call schedule() while no added request is unfinished
     max_prompt_len: int | None = None  # the longest prompt the engine can hold; None: any
     max_num_blocks: int | None = None  # the largest KV cache the engine can build; None: any
+    max_kv_tokens: int | None = None  # the most tokens its KV cache can hold (num_blocks * block_size); None: any
     engine: str | None = None  # the policy the engine's scheduler follows by name (spec/model.py POLICIES), if known
     engine_settings: tuple[tuple[str, object], ...] = ()  # how the engine is configured, where that changes scheduling
     differences: tuple[Difference, ...] = ()  # the engine's known differences from the card, in the order explain tries
@@ -63,7 +65,7 @@ class Capabilities:
                 any(type(s) is not tuple or len(s) != 2 or type(s[0]) is not str for s in self.engine_settings):
             raise CapabilityError("Capabilities.engine_settings must be a tuple of (name, value) pairs, got "
                                   f"{self.engine_settings!r}")
-        for name in ("max_prompt_len", "max_num_blocks"):
+        for name in SIZES:
             value = getattr(self, name)
             if value is not None and (type(value) is not int or value < 1):
                 raise CapabilityError(f"Capabilities.{name} must be None or an int >= 1, got {value!r}")
@@ -103,9 +105,11 @@ class Capabilities:
 
     def holds(self, workload: Workload) -> bool:
         """Whether the engine can hold the workload at all; the suite leaves out the ones it cannot."""
+        config = workload.config
         prompts = max((r.prompt_len for r in workload.requests), default=0)
         return (self.max_prompt_len is None or prompts <= self.max_prompt_len) and \
-            (self.max_num_blocks is None or workload.config.num_blocks <= self.max_num_blocks)
+            (self.max_num_blocks is None or config.num_blocks <= self.max_num_blocks) and \
+            (self.max_kv_tokens is None or config.num_blocks * config.block_size <= self.max_kv_tokens)
 
     def policy(self) -> Policy | None:
         """The policy that states the engine's rules as it is configured; None when the adapter does not say.
@@ -129,7 +133,7 @@ class Capabilities:
 
     def limits(self) -> str:
         """The declared sizes, for a note."""
-        return ", ".join(f"{n} {v}" for n in ("max_prompt_len", "max_num_blocks") if (v := getattr(self, n)))
+        return ", ".join(f"{n} {v}" for n in SIZES if (v := getattr(self, n)))
 
 
 DEFAULT_CAPABILITIES = Capabilities()

@@ -477,7 +477,8 @@ def _diverged(workload: Workload, observed: dict[str, Any], adapter: SglangAdapt
 class SglangAdapter:
     """One SGLang Scheduler; each schedule() and update() pair is one iteration of its event_loop_normal."""
 
-    capabilities = Capabilities(max_prompt_len=MAX_PROMPT_TOKENS, differences=DIFFERENCES, explain=explain)
+    capabilities = Capabilities(max_prompt_len=MAX_PROMPT_TOKENS, max_kv_tokens=MAX_KV_TOKENS, differences=DIFFERENCES,
+                                explain=explain)
 
     def __init__(self, config: Config, sample: Sample, mixed: bool = False) -> None:
         tokens = config.num_blocks * config.block_size

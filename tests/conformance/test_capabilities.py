@@ -36,8 +36,20 @@ def test_an_engine_that_cannot_hold_huge_prompts_is_not_blamed_for_them_when_it_
         assert report.checks["hygiene"].status == "fail"  # the MemoryError is a finding when not declared
 
 
+def test_a_cache_larger_in_tokens_than_the_engine_holds_is_left_out_whatever_its_blocks():
+    from spec.model import Config
+    from spec.trace import Request, make_workload
+
+    caps = Capabilities(max_kv_tokens=2**20)
+    fits, past = (make_workload(Config(n, b, 1, 8), [Request("a1", 1, 1)]) for n, b in ((2**10, 2**10), (2, 2**20)))
+    assert caps.holds(fits) and not caps.holds(past)  # 2**20 tokens in 2**10 blocks; 2**21 tokens in only 2 blocks
+    assert Capabilities(max_num_blocks=2**10).holds(past)  # a block count alone never saw that
+    assert caps.limits() == "max_kv_tokens 1048576"
+
+
 @pytest.mark.parametrize("kwargs, field", [({"max_prompt_len": 0}, "max_prompt_len"),
                                            ({"max_num_blocks": 2.5}, "max_num_blocks"),
+                                           ({"max_kv_tokens": -1}, "max_kv_tokens"),
                                            ({"idle_schedule": 1}, "idle_schedule")])
 def test_a_malformed_capability_is_refused_by_name(kwargs, field):
     with pytest.raises(CapabilityError, match=f"Capabilities.{field}"):
