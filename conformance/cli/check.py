@@ -19,6 +19,7 @@ from typing import Any
 
 from conformance.adapters import Factory, LoadError, load_target
 from conformance.checks.diagnosis import diagnosis_lines
+from conformance.checks.history import parse_prelude, run_prelude
 from conformance.cli.policy import add_policy_argument, rerun_flags
 from conformance.profiles import PROFILES
 from conformance.reports.report import EXIT_FAIL, EXIT_USAGE, Report
@@ -108,6 +109,7 @@ def main(args: argparse.Namespace) -> int:
         factory = load_target(target, adapter)
         print()
         shown = next((c for c in cxs if c.check == "differential"), cxs[0])  # the step-by-step view says most
+        run_prelude(parse_prelude(shown.prelude)[0], factory)  # the earlier runs it needs, as replay runs them
         print(render(shown, factory, report.white_box))
         if args.html:
             print(f"wrote {write_html(args.html, shown.workload, factory, shown.finding.to_json(), shown_as)}")
