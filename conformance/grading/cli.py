@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
 from collections import Counter
@@ -99,6 +100,7 @@ def main(args: argparse.Namespace) -> int:
         os.environ[SEED_ENV] = str(seed)  # every worker draws the same held-out cases
         print(f"schedcheck grade: {rubric.held_out} held-out cases from the seed in {where} (fingerprint "
               f"{fingerprint(seed)}; keep the seed private, and the same for regrades)", file=sys.stderr)
+    signal.signal(signal.SIGTERM, stopped)  # an instructor's kill unwinds like Ctrl-C: children and folders go
     out = Path(args.out)
     lost: list[tuple[str, str]] = []  # entries whose failure no folder could hold: summary rows, exit 1
     with tempfile.TemporaryDirectory(prefix="schedcheck-unzip-") as work, ExitStack() as stack:
@@ -124,6 +126,12 @@ def main(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     return 3 if NOT_GRADED in status.values() else 0
+
+
+def stopped(signum: int, frame: object) -> None:
+    """SIGTERM as an exit: every finally block and exit hook runs (sandboxed children killed, their run folders
+    and the class's folder under /tmp removed), where the default action left them behind."""
+    raise SystemExit(128 + signum)
 
 
 def shared_uid_problem() -> str:

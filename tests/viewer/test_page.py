@@ -74,3 +74,16 @@ def test_a_hundred_step_trace_is_under_a_megabyte():
     assert steps >= 100
     page = render_page(w, observe(w, load_target("impl", None)))
     assert len(page.encode()) < 1_000_000
+
+
+def test_a_colour_is_the_sum_of_its_ids_characters_mod_360_and_an_id_of_2_16_characters_renders():
+    """hue() once summed ord(c) * 31**i in integers of 2**16 * 5 bits: 90 s of the grader's own CPU per id of
+    2**16 characters, for every cell of a dashboard page, after every sandbox's limit (a round-4 attack)."""
+    from conformance.viewer.page import hue
+
+    for seq_id in ("", "a", "a1", "s0", "é名\u200b", "x" * 33):
+        assert hue(seq_id) == sum(ord(c) * 31 ** i for i, c in enumerate(seq_id)) % 360
+    long_id = "i" * (2**16 + 1)
+    w = make_workload(Config(4, 2, 2, 4), [Request(long_id, 2, 2)])
+    page = render_page(w, observe(w, load_target("impl", None)))
+    assert page.count(f"--h:{hue(long_id)}") > 1 and len(page) < 2**24
