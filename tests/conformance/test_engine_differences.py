@@ -6,6 +6,7 @@ installed; tests/external/test_nanovllm.py checks nano-vllm's own differences th
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -35,16 +36,18 @@ def engine(name: str, caps: Capabilities) -> Any:
     return factory
 
 
-def failing(factory: Any, most: int = 40) -> list[tuple[str, Workload, Finding]]:
+@functools.cache
+def failing(name: str, most: int = 12) -> list[tuple[str, Workload, Finding]]:
+    """The mutant's first failing corpus vectors, each with its first finding (the engine's adapter changes none)."""
     vectors, _ = load_corpus()
-    lead = run_corpus(vectors, factory, False).lead
+    lead = run_corpus(vectors, load_target(str(MUTANTS / f"{name}.py")), False).lead
     by_id = {v.vector_id: v.workload for v in vectors}
     return [(f"corpus/{vid}", by_id[vid], f) for vid, f in list(lead.items())[:most]]
 
 
 def diagnosed(name: str, caps: Capabilities) -> Any:
     factory = engine(name, caps)
-    corpus = failing(factory)
+    corpus = failing(name)
     source, w, f = corpus[0]
     return diagnose([Evidence(f.check, w, f, source)], factory, reproduce, corpus=corpus[1:], white_box=False,
                     engine=caps)
@@ -72,7 +75,7 @@ def test_a_diagnosis_of_an_engine_names_no_catalog_bug_it_does_not_state() -> No
     """reserve_whole_prompt's mutant as an engine that states one difference with no catalog bug, and explains
     nothing: the catalog would name reserve_whole_prompt; under the engine's statement no cause names any bug."""
     plain = load_target(str(MUTANTS / "reserve_whole_prompt.py"))
-    corpus = failing(plain)
+    corpus = failing("reserve_whole_prompt")
     source, w, f = corpus[0]
     unstated = diagnose([Evidence(f.check, w, f, source)], plain, reproduce, corpus=corpus[1:], white_box=False)
     assert any("reserve_whole_prompt" in c.bugs for c in unstated.causes)  # the catalog alone names it
