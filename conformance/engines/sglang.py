@@ -185,7 +185,7 @@ def _watch_admission(adder: Any) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# No-op stand-ins for collaborators that do not decide anything (each named in NOTES.md).
+# No-op stand-ins for collaborators that do not decide anything (docs/engines.md, "SGLang", says why each is safe).
 # --------------------------------------------------------------------------------------------
 
 class _NoOp:
@@ -253,20 +253,13 @@ class _LoadInquirer(_NoOp):
 # Config publication and the scheduler shell
 # --------------------------------------------------------------------------------------------
 
-def publish_config(num_tokens: int, page_size: int, max_running: int, budget: int, radix: bool,
-                   policy: str | None, mixed: bool, conservativeness: float | None) -> Any:
-    """SGLang's own ServerArgs, resolved and published (model_path 'dummy' skips model resolution)."""
+def publish_config(num_tokens: int, page_size: int, max_running: int, budget: int, mixed: bool) -> Any:
+    """SGLang's own ServerArgs, resolved and published (model_path 'dummy' skips model resolution): the workload's
+    sizes, radix cache and overlap schedule off, everything else SGLang's default (the fcfs policy included)."""
     m = load()
-    kwargs: dict[str, Any] = dict(model_path="dummy", device="cpu", page_size=page_size,
-                                  max_running_requests=max_running, chunked_prefill_size=budget,
-                                  max_prefill_tokens=budget, max_total_tokens=num_tokens,
-                                  disable_radix_cache=not radix, disable_overlap_schedule=True,
-                                  enable_mixed_chunk=mixed)
-    if policy is not None:
-        kwargs["schedule_policy"] = policy
-    if conservativeness is not None:
-        kwargs["schedule_conservativeness"] = conservativeness
-    sa = m["ServerArgs"](**kwargs)
+    sa = m["ServerArgs"](model_path="dummy", device="cpu", page_size=page_size, max_running_requests=max_running,
+                         chunked_prefill_size=budget, max_prefill_tokens=budget, max_total_tokens=num_tokens,
+                         disable_radix_cache=True, disable_overlap_schedule=True, enable_mixed_chunk=mixed)
     # One context per adapter (runtime_context.create_context), activated around every call with
     # use_context: publish() is process-global, and the suite keeps several schedulers alive at once.
     ctx = m["rc"].create_context(sa, role="scheduler")
@@ -296,7 +289,7 @@ class ModelConfigStandIn:
         self.self_opened_think_start_ids = None
 
 
-def build_scheduler(num_tokens: int, page_size: int, max_running: int, budget: int, radix: bool) -> Any:
+def build_scheduler(num_tokens: int, page_size: int, max_running: int) -> Any:
     """A real sglang Scheduler instance with the state __init__ would give it, minus model and IPC."""
     m = load()
     torch = m["torch"]
@@ -358,8 +351,8 @@ def build_scheduler(num_tokens: int, page_size: int, max_running: int, budget: i
     s.sliding_window_size = None
     s.full_tokens_per_layer = None
     s.swa_tokens_per_layer = None
-    s.disable_radix_cache = not radix
-    params = m["CacheInitParams"](disable=not radix, req_to_token_pool=s.req_to_token_pool,
+    s.disable_radix_cache = True
+    params = m["CacheInitParams"](disable=True, req_to_token_pool=s.req_to_token_pool,
                                   token_to_kv_pool_allocator=s.token_to_kv_pool_allocator, page_size=page_size,
                                   eviction_policy=mem.radix_eviction_policy,
                                   chunked_prefill_size=sch.chunked_prefill_size,
@@ -490,11 +483,9 @@ class SglangAdapter:
         self.m = load()
         self.block_size = config.block_size
         self.num_tokens = tokens
-        self.ctx = publish_config(tokens, config.block_size, config.max_num_seqs, config.max_num_batched_tokens,
-                                  False, None, mixed, None)
+        self.ctx = publish_config(tokens, config.block_size, config.max_num_seqs, config.max_num_batched_tokens, mixed)
         with self.m["rc"].use_context(self.ctx):
-            self.s: Any = build_scheduler(tokens, config.block_size, config.max_num_seqs,
-                                          config.max_num_batched_tokens, False)
+            self.s: Any = build_scheduler(tokens, config.block_size, config.max_num_seqs)
         self.sample = sample
         self.eos = config.eos
         self.reqs: dict[str, Any] = {}  # seq_id -> SGLang Req, in add order
