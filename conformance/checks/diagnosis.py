@@ -245,15 +245,16 @@ def search_space(holds: Callable[[Workload], bool] = lambda w: True,
 
 
 def diagnose(evidence: list[Evidence], submission: Factory | None, rerun: Reproduce,
-             corpus: Sequence[tuple[str, Workload, Finding]] = (), holds: Callable[[Workload], bool] = lambda w: True,
-             white_box: bool = True, totals: dict[str, int] | None = None,
-             hung: Container[Hashable] = frozenset(), engine: Capabilities = DEFAULT_CAPABILITIES) -> Diagnosis:
+             corpus: Sequence[tuple[str, Workload, Finding]] = (), white_box: bool = True,
+             totals: dict[str, int] | None = None, hung: Container[Hashable] = frozenset(),
+             engine: Capabilities = DEFAULT_CAPABILITIES) -> Diagnosis:
     """Diagnose a set of findings; with the submission's factory, tell several candidates apart.
 
     The causes cover the counterexamples and `corpus`, every failing corpus vector's earliest finding
     (conformance/checks/causes.py); `totals` is the corpus's vectors per feature. The submission is
-    never run on a workload it `hung` on. An `engine` that states its known differences gets them as causes,
-    and only the catalog bugs they state as suspects."""
+    never run on a workload it `hung` on, nor searched on one its `engine` cannot hold. An engine that states
+    its known differences gets them as causes, and only the catalog bugs they state as suspects."""
+    holds = engine.holds
     make = stated_only(engine)
     bugs_of = [reproducing_bugs(ev, rerun, make) for ev in evidence]
     named = [b for b in (suspects(evidence[0].workload.config.policy) if evidence else CATALOG)
@@ -308,8 +309,8 @@ def diagnose_report(report: Any, factory: Factory, corpus: Sequence[tuple[str, W
     white_box = bool(report.white_box)
     totals = {t: row["pass"] + row["fail"] for t, row in report.features.items()}
     corpus = [(source, w, f) for source, w, f in corpus if w not in hung]
-    return diagnose(evidence, factory, lambda f, ev: reproduce(f, ev, white_box), corpus, engine.holds, white_box,
-                    totals, hung, engine)
+    return diagnose(evidence, factory, lambda f, ev: reproduce(f, ev, white_box), corpus, white_box, totals, hung,
+                    engine)
 
 
 def hung_sources(report: Any, corpus: Sequence[tuple[str, Workload, Finding]],
