@@ -100,11 +100,10 @@ def _report(config: pytest.Config, target: str) -> Any:
 
 
 def _explain(config: pytest.Config, target: str, cx: Any) -> str:
-    from conformance.adapters import load_target
-    from conformance.reports.traces import render
+    from conformance.reports.traces import render, shown_run
 
     adapter = config.getoption("schedcheck_adapter")
-    table = render(cx, load_target(target, adapter))
+    table = render(cx, shown_run(cx, target, adapter, white_box=True))
     flag = f" --adapter {adapter}" if adapter else ""
     return (f"{table}\n\nrerun: schedcheck check {target}{flag} --trace-dir failures/\n"
             f"then:  schedcheck replay failures/<file>.json {target}{flag}")

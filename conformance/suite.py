@@ -29,6 +29,7 @@ from conformance.limits import HangLimit, hang_ledger
 from conformance.profiles import PROFILES, Profile, Stage
 from conformance.reports.report import CheckResult, Counterexample, Report
 from conformance.sources import HANGS_EXPLORING, Progress, Run, run_stage, run_token_values, stateful_finding
+from conformance.starter import unimplemented
 from conformance.workloads.corpus import CORPUS_DIR, CorpusResult, Vector, load_corpus, run_corpus
 from spec.feasible import liveness_bound
 from spec.model import DEFAULT_POLICY, Policy
@@ -88,6 +89,8 @@ def run(target: str, profile: str | Profile = "quick", adapter: str | None = Non
         report.error = traceback.format_exc()
         for c in results.values():
             c.status = "unknown" if c.status == "pending" else c.status
+    if report.verdict == "FAIL" and adapter is None:  # the suite's own copy, once it has run: no run depends on it
+        report.unimplemented = tuple(unimplemented(factory))
     report.timings = {"total": time.perf_counter() - started, "first_finding": r.first_seconds}
     return report
 

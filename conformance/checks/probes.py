@@ -163,8 +163,13 @@ def first_difference(plain: dict[str, Any], other: dict[str, Any]) -> tuple[int,
 def fresh_dict(workload: Workload, factory: Factory, plain: dict[str, Any] | None = None) -> list[Finding]:
     """Clearing the dict schedule() returned must not change what update() does (H.fresh_dict)."""
     plain = plain if plain is not None else run_workload(workload, factory, white_box=False)
-    mutated = run_workload(workload, factory, white_box=False, mutate_results=True)
-    if out_of_time(mutated):  # a hang is a time-out, whichever run it hit
+    return judge_cleared(plain, run_workload(workload, factory, white_box=False, mutate_results=True))
+
+
+def judge_cleared(plain: dict[str, Any], mutated: dict[str, Any]) -> list[Finding]:
+    """H.fresh_dict on a plain run and one whose caller cleared each returned dict; a hang in the latter is a
+    time-out (H.timeout), whichever run it hit."""
+    if out_of_time(mutated):
         err = mutated["error"]
         return [Finding("hygiene", "H.timeout", err["step"], err["call"], f"step {err['step']}: {err['call']} "
                         f"{err['message']} (in the run whose caller cleared every dict schedule() returned)")]

@@ -1,13 +1,17 @@
 """Run every per-workload check on one workload: the unit that corpora, generators and shrinking share.
 
-``check_workload`` runs the submission (white box when asked), judges the observed
+``judge_workload`` runs the submission (white box when asked), judges the observed
 trace with each checker, runs the multi-run probes, and returns the first finding
-per check. ``predicate`` gives the same judgement for one check, for the shrinker.
+per check with the runs they were seen in; ``check_workload`` is its findings.
+``predicate`` gives the same judgement for one check, for the shrinker. ``replay``
+runs a counterexample as recorded (its prelude first): `schedcheck replay` and the
+step table of `schedcheck check` both show its run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from conformance.adapters import Factory, SchedulerUnderTest
@@ -24,9 +28,22 @@ JUDGES: tuple[tuple[str, Judge], ...] = (
     ("liveness", checkers.liveness), ("hygiene", checkers.hygiene))
 
 
-def check_workload(workload: Workload, factory: Factory, white_box: bool = True,
-                   only: Iterable[str] = WORKLOAD_CHECKS, extra_probes: bool = True) -> dict[str, Finding | None]:
-    """The first finding of each requested check (None: it passed) on one workload."""
+@dataclass(frozen=True)
+class Judged:
+    """The first finding of each requested check on one workload, and the runs they were seen in."""
+
+    findings: dict[str, Finding | None]
+    observed: dict[str, Any]  # the run every checker judged (white box when invariants were asked for)
+    mutated: dict[str, Any] | None = None  # the run whose caller cleared each returned dict, when that probe ran
+
+    def shown(self, finding: Finding) -> dict[str, Any]:
+        """The run a finding shows in: the cleared-dict run for H.fresh_dict, else the judged run."""
+        return self.mutated if finding.rule == "H.fresh_dict" and self.mutated is not None else self.observed
+
+
+def judge_workload(workload: Workload, factory: Factory, white_box: bool = True,
+                   only: Iterable[str] = WORKLOAD_CHECKS, extra_probes: bool = True) -> Judged:
+    """Run `workload` on an instance from `factory` and judge it: each requested check's first finding."""
     wanted = set(only)  # a black-box run's invariants are what its batches show (whitebox.batch_invariants)
     made: list[SchedulerUnderTest] = []
 
@@ -44,10 +61,40 @@ def check_workload(workload: Workload, factory: Factory, white_box: bool = True,
         out["equivalence"] = found[0] if found else None
     if "hygiene" in wanted and out.get("hygiene") is None and made and observed["stop"] == "done":
         out["hygiene"] = history.judge_retained(made[0])
+    mutated = None
     if "hygiene" in wanted and out.get("hygiene") is None and extra_probes:
-        found = probes.fresh_dict(workload, factory, observed) or history.instances(workload, factory, plain=observed)
+        mutated = run_workload(workload, factory, white_box=False, mutate_results=True)
+        found = probes.judge_cleared(observed, mutated) or history.instances(workload, factory, plain=observed)
         out["hygiene"] = found[0] if found else None
-    return out
+    return Judged(out, observed, mutated)
+
+
+def check_workload(workload: Workload, factory: Factory, white_box: bool = True,
+                   only: Iterable[str] = WORKLOAD_CHECKS, extra_probes: bool = True) -> dict[str, Finding | None]:
+    """The first finding of each requested check (None: it passed) on one workload."""
+    return judge_workload(workload, factory, white_box, only, extra_probes).findings
+
+
+def replay(workload: Workload, prelude: object, factory: Factory, white_box: bool) -> tuple[Judged, int]:
+    """Run a counterexample as its trace records it, on `factory` (a freshly loaded copy, to reproduce a finding
+    that needs history): the prelude's earlier instances first, then the workload judged by every check, with
+    the instance it was interleaved with or the whole group alive at once; a "repeat" prelude runs it until a
+    check fails, up to its count. The last judged run and how many were made."""
+    before, beside = history.parse_prelude(prelude)
+    times, lanes = history.repeats(prelude), history.group_of(prelude)
+    history.run_prelude(before, factory)
+    tried = 0
+    while True:  # more than once only for a history no fixed prelude rebuilds (an id() reused)
+        tried += 1
+        judged = judge_workload(workload, factory, white_box)
+        found = judged.findings
+        if beside is not None and found.get("hygiene") is None:
+            paired = history.instances(workload, factory, beside)
+            found["hygiene"] = paired[0] if paired else None
+        if lanes and found.get("hygiene") is None:
+            found["hygiene"] = history.group_finding(lanes, factory)[0]
+        if any(f is not None for f in found.values()) or tried >= times:
+            return judged, tried
 
 
 def predicate(check: str, factory: Factory, white_box: bool = True) -> Callable[[Workload], Finding | None]:

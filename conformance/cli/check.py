@@ -17,14 +17,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conformance.adapters import Factory, LoadError, load_target
+from conformance.adapters import LoadError
 from conformance.checks.diagnosis import diagnosis_lines
-from conformance.checks.history import parse_prelude, run_prelude
 from conformance.cli.policy import add_policy_argument, rerun_flags
 from conformance.profiles import PROFILES
 from conformance.reports.report import EXIT_FAIL, EXIT_USAGE, Report
-from conformance.reports.traces import render, write_all
-from conformance.starter import unimplemented, unimplemented_lines
+from conformance.reports.traces import render, shown_run, write_all
+from conformance.starter import unimplemented_lines
 from conformance.suite import run
 from conformance.wire import cli as wire
 from conformance.workloads.corpus import families_except, family_arg
@@ -87,13 +86,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"schedcheck: cannot load {shown_as}: {e}", file=sys.stderr)
         return EXIT_USAGE
     progress.clear()
-    if report.verdict == "FAIL" and args.wire is None:
-        missing = unimplemented(load_target(target, adapter))
-        if missing:  # a starter file: which methods to write says more than counterexamples about them
-            print(f"schedcheck check {shown_as}: not conformant yet: {len(missing)} of its methods are still to "
-                  "write")
-            print("\n".join(unimplemented_lines(missing)))
-            return EXIT_FAIL
+    if report.unimplemented:  # a starter file: which methods to write says more than counterexamples about them
+        print(f"schedcheck check {shown_as}: not conformant yet: {len(report.unimplemented)} of its methods are "
+              "still to write")
+        print("\n".join(unimplemented_lines(list(report.unimplemented))))
+        return EXIT_FAIL
     if report.error is not None:
         print(f"schedcheck check {shown_as}: ERROR: the suite itself failed, so nothing is known about the "
               f"submission; please report this traceback:\n{report.error}", file=sys.stderr)
@@ -106,13 +103,12 @@ def main(args: argparse.Namespace) -> int:
         print("\n".join(diagnosis_lines(report.diagnosis)))
     cxs = report.counterexamples
     if cxs:
-        factory = load_target(target, adapter)
         print()
         shown = next((c for c in cxs if c.check == "differential"), cxs[0])  # the step-by-step view says most
-        run_prelude(parse_prelude(shown.prelude)[0], factory)  # the earlier runs it needs, as replay runs them
-        print(render(shown, factory, report.white_box))
+        observed = shown_run(shown, target, adapter, report.white_box)
+        print(render(shown, observed))
         if args.html:
-            print(f"wrote {write_html(args.html, shown.workload, factory, shown.finding.to_json(), shown_as)}")
+            print(f"wrote {write_html(args.html, shown.workload, observed, shown.finding.to_json(), shown_as)}")
         if t["first_finding"] is not None:
             print(f"      time to first finding: {t['first_finding']:.2f} s")
     if args.trace_dir:
@@ -128,13 +124,11 @@ def main(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-def write_html(out: str, workload: Workload, factory: Factory | None, finding: dict[str, Any] | None,
+def write_html(out: str, workload: Workload, observed: dict[str, Any] | None, finding: dict[str, Any] | None,
                title: str) -> str:
-    """Write the viewer page of `workload`, with the submission's run beside the spec's when it can be run."""
-    from conformance.drivers import run_workload as observe
+    """Write the viewer page of `workload`, with the submission's run (`observed`) beside the spec's."""
     from conformance.viewer.page import render_page
 
-    observed = observe(workload, factory, white_box=True) if factory is not None else None
     Path(out).write_text(render_page(workload, observed, title=title, finding=finding), encoding="utf-8")
     return out
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from conformance.adapters import LoadError, load_target
 from conformance.checks import history
-from conformance.checks.history import parse_prelude, run_prelude
-from conformance.checks.workload import check_workload, probe_white_box
+from conformance.checks.history import parse_prelude
+from conformance.checks.workload import probe_white_box, replay
 from conformance.cli.check import write_html
 from conformance.cli.policy import add_policy_argument
 from conformance.reports.report import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, Counterexample
@@ -53,7 +53,7 @@ def main(args: argparse.Namespace) -> int:
         prelude = json.loads(Path(args.trace).read_text()).get("prelude")
         parse_prelude(prelude)
         times = history.repeats(prelude)
-        lanes = history.group_of(prelude)
+        history.group_of(prelude)
     except (SpecError, KeyError, TypeError, AttributeError, ValueError) as e:
         print(f"schedcheck: {args.trace}: {e!r}; pass a workload or a trace written by schedcheck check "
               "--trace-dir", file=sys.stderr)
@@ -65,20 +65,9 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     spare = load_target(target, adapter) if adapter is None and target.endswith(".py") else factory
     white_box = not args.black_box and probe_white_box(spare) is None  # on a copy of its own, as check probes
-    before, beside = parse_prelude(prelude)
-    run_prelude(before, factory)  # the earlier instances the finding needs, as recorded by check
-    tried = 0
-    while True:  # more than once only for a history no fixed prelude rebuilds (an id() reused)
-        tried += 1
-        found = check_workload(workload, factory, white_box)
-        if beside is not None and found.get("hygiene") is None:
-            paired = history.instances(workload, factory, beside)
-            found["hygiene"] = paired[0] if paired else None
-        if lanes and found.get("hygiene") is None:  # the whole group the finding needs, alive at once again
-            found["hygiene"] = history.group_finding(lanes, factory)[0]
-        failures = [(check, f) for check, f in found.items() if f is not None]
-        if failures or tried == times:
-            break
+    judged, tried = replay(workload, prelude, factory, white_box)
+    found = judged.findings
+    failures = [(check, f) for check, f in found.items() if f is not None]
     print(f"policy {workload.config.policy}" + ("" if args.policy else " (as the trace records)"))
     if times > 1:
         print(f"run {tried} of up to {times} in this process, as the trace's prelude asks"
@@ -86,12 +75,14 @@ def main(args: argparse.Namespace) -> int:
     for check, f in found.items():
         print(f"{check:<13} {'FAIL' if f else 'pass'}" + (f"  [{f.rule}] {f.message}" if f else ""))
     if args.html:
-        first = failures[0][1].to_json() if failures else None
-        print(f"wrote {write_html(args.html, workload, factory, first, f'{args.trace} on {shown_as}')}")
+        first = failures[0][1] if failures else None
+        page = write_html(args.html, workload, judged.shown(first) if first else judged.observed,
+                          None if first is None else first.to_json(), f"{args.trace} on {shown_as}")
+        print(f"wrote {page}")
     if not failures:
         print(f"\nPASS: {shown_as} follows the spec on {args.trace} under policy {workload.config.policy}")
         return EXIT_PASS
     check, f = failures[0]
     print()
-    print(render(Counterexample(check, f, workload, args.trace), factory, white_box))
+    print(render(Counterexample(check, f, workload, args.trace), judged.shown(f)))
     return EXIT_FAIL

@@ -80,6 +80,7 @@ class Report:
     error: str | None = None  # the suite's own traceback: the run is incomplete and proves nothing
     diagnosis: dict[str, Any] | None = None  # conformance.checks.diagnosis.Diagnosis.to_json(), when FAIL
     policy: Policy = DEFAULT_POLICY  # the rules every workload was judged under (spec/model.py POLICIES)
+    unimplemented: tuple[str, ...] = ()  # on a FAIL, the calls still raising NotImplementedError (a starter file)
 
     @property
     def verdict(self) -> str:

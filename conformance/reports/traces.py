@@ -13,11 +13,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conformance.adapters import Factory
+from conformance.adapters import LoadError, load_target
 from conformance.beside import OTHER_BASE
 from conformance.checks.checkers import expected_trace
 from conformance.checks.history import group_of, other_workload, parse_prelude, repeats
-from conformance.drivers import run_workload
+from conformance.checks.workload import replay
 from conformance.reports.report import Counterexample
 from spec.explain import header
 from spec.trace import trace_to_json
@@ -68,12 +68,12 @@ def left_out(shown: list[int | None], i: int, total: int) -> tuple[int, int]:
     return (shown[i - 1] or 0) + 1, total if after is None else after - 1
 
 
-def render(cx: Counterexample, factory: Factory | None, white_box: bool = True) -> str:
-    """The step table of a counterexample up to its first divergence, marked with >>."""
+def render(cx: Counterexample, observed: dict[str, Any] | None) -> str:
+    """The step table of a counterexample up to its first divergence, marked with >>: the spec's run beside
+    `observed`, the submission's run that shows the finding (conformance.checks.workload ``replay``; None: the
+    spec's alone)."""
     f = cx.finding
     trace: dict[str, Any] = trace_to_json(expected_trace(cx.workload))
-    mutate = f.rule == "H.fresh_dict"  # show the run in which the caller cleared the returned dict
-    observed = run_workload(cx.workload, factory, white_box, mutate) if factory is not None else None
     lines = [f"FAIL  {f.check}: {f.message}   [{f.rule}]"] + header(cx.workload)
     lines.append("      (seqs: num_computed/num_tokens/num_blocks after the call; submission's where visible)")
     cols = f"   {'step':>4}  {'call':<9} {'submission':<22} {'spec':<18} {'blocks_used':<12} {'waiting':<14} running"
@@ -111,6 +111,17 @@ def render(cx: Counterexample, factory: Factory | None, white_box: bool = True) 
         lines.append(f"      final outputs: expected {f.expected}, got {f.actual}")
     lines.append(f"      first found by: {cx.source}; size: {cx.size['requests']} requests, {cx.size['steps']} steps")
     return "\n".join(lines)
+
+
+def shown_run(cx: Counterexample, target: str, adapter: str | None, white_box: bool) -> dict[str, Any] | None:
+    """The submission's run of a counterexample as `schedcheck replay` makes it: on a freshly loaded copy, after
+    the prelude the finding needs (None when that copy cannot be made)."""
+    try:
+        judged, _ = replay(cx.workload, cx.prelude, load_target(target, adapter), white_box)
+    except LoadError:
+        return None
+    found = judged.findings.get(cx.check)
+    return judged.shown(found if found is not None else cx.finding)
 
 
 def trace_json(cx: Counterexample) -> dict[str, Any]:
@@ -243,8 +254,7 @@ def adapter_pytest_file(cx: Counterexample, out_dir: Path, trace_name: str, targ
         "import pathlib",
         "",
         "from conformance.adapters import load_target",
-        "from conformance.checks.history import group_finding, group_of, parse_prelude, repeats, run_prelude",
-        "from conformance.checks.workload import check_workload, probe_white_box",
+        "from conformance.checks.workload import probe_white_box, replay",
         "from spec.trace import load_workload",
         "",
         "HERE = pathlib.Path(__file__).parent",
@@ -254,18 +264,11 @@ def adapter_pytest_file(cx: Counterexample, out_dir: Path, trace_name: str, targ
         "",
         "",
         f"def test_{f.check}_{f.rule.replace('.', '_').lower()}():",
-        "    factory = load_target(TARGET, ADAPTER)",
-        "    prelude = json.loads(TRACE.read_text()).get('prelude')",
-        "    before, _ = parse_prelude(prelude)",
-        "    run_prelude(before, factory)  # the earlier runs the finding needs, as recorded",
         "    white_box = probe_white_box(load_target(TARGET, ADAPTER)) is None  # on a copy of its own, as check",
-        "    for _ in range(repeats(prelude)):  # more than once only when no fixed history rebuilds the state",
-        "        found = check_workload(load_workload(str(TRACE)), factory, white_box)",
-        "        failures = [f'{check}: [{x.rule}] {x.message}' for check, x in found.items() if x is not None]",
-        "        assert not failures, failures",
-        "    lanes = group_of(prelude)  # schedulers alive at once that the finding needs, if any",
-        "    found = group_finding(lanes, factory)[0] if lanes else None",
-        "    assert found is None, found.message",
+        "    prelude = json.loads(TRACE.read_text()).get('prelude')  # the earlier runs the finding needs",
+        "    judged, _ = replay(load_workload(str(TRACE)), prelude, load_target(TARGET, ADAPTER), white_box)",
+        "    failures = [f'{check}: [{x.rule}] {x.message}' for check, x in judged.findings.items() if x is not None]",
+        "    assert not failures, failures",
         ""])
 
 

@@ -42,7 +42,7 @@ def test_a_head_let_by_after_a_thousand_blocked_steps_fails_and_its_table_reache
     found = check_workload(w, load_target(bug("bug_head_aging")))["differential"]
     assert found is not None and found.rule == "P2.stop" and found.step > 1000
     cx = Counterexample("differential", found, w, "reach/blocked-head-1025")
-    text = render(cx, load_target(bug("bug_head_aging")))
+    text = render(cx, run_workload(w, load_target(bug("bug_head_aging"))))
     assert f">> {found.step:>4}  schedule" in text and "left out" in text and len(text.splitlines()) < 80, text[-800:]
     observed = run_workload(w, load_target(bug("bug_head_aging")))
     table = markdown_table(w, observed, found, "reach/blocked-head-1025")

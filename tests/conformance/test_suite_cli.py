@@ -74,3 +74,51 @@ def test_counterexample_replays_and_its_pytest_file_reproduces_the_failure(tmp_p
                 test()
         finally:
             del os.environ["SCHEDCHECK_SUBMISSION"]
+
+
+def test_check_loads_the_submission_once_beside_the_suite_and_shows_the_run_replay_shows(tmp_path, monkeypatch):
+    """The CLI adds one load to the suite's: the fresh copy the counterexample is replayed on, whose run the step
+    table and the page both show (they ran the submission again, each on copies of their own, and the page after
+    the table's run); whether methods are still to write is read from the suite's copy."""
+    import conformance.adapters as adapters
+    import conformance.reports.traces as traces
+
+    loads: list[str] = []
+    real = adapters.load_target
+
+    def counting(target: str, adapter: str | None = None):  # type: ignore[no-untyped-def]
+        loads.append(target)
+        return real(target, adapter)
+
+    for module in (adapters, traces):
+        monkeypatch.setattr(module, "load_target", counting, raising=False)
+    import conformance.suite as suite
+    monkeypatch.setattr(suite, "load_target", counting)
+    report = run(BUGGY, "quick")
+    in_suite = len(loads)
+    loads.clear()
+    shown: list[object] = []
+    real_page = traces.render
+
+    def recording(cx, observed):  # type: ignore[no-untyped-def]
+        shown.append(observed)
+        return real_page(cx, observed)
+
+    import conformance.cli.check as check_cli
+    import conformance.viewer.page as page
+    real_html = page.render_page
+    paged: list[object] = []
+
+    def page_recording(workload, observed, **kw):  # type: ignore[no-untyped-def]
+        paged.append(observed)
+        return real_html(workload, observed, **kw)
+
+    monkeypatch.setattr(check_cli, "render", recording)
+    monkeypatch.setattr(page, "render_page", page_recording)
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main(["check", BUGGY, "--quiet", "--html", str(tmp_path / "p.html")])
+    assert code == 1 and report.verdict == "FAIL"
+    assert len(loads) == in_suite + 1, (in_suite, loads)
+    [observed] = shown
+    assert observed is not None and observed["steps"], "the table shows no run of the submission"
+    assert paged == [observed] and paged[0] is observed, "the page shows another run than the table"
