@@ -1,29 +1,24 @@
-"""Workloads beyond the corpus for a grading run: derandomized, edge-biased, the same on every run.
+"""Workloads beyond the corpus for a grading run: the edge-biased stages of a `check` profile.
 
-They depend on the installed Hypothesis version, which is why their findings are
-labelled "exploration" and count only when the rubric says so.
+The rubric's ``[exploration] profile`` names a profile of conformance/profiles.py; its
+edge-biased Hypothesis stages are drawn exactly as `schedcheck check --profile` draws
+them (conformance.sources ``stage_cases``), so an exploration finding is one `check`
+finds too. They depend on the installed Hypothesis version, which is why their
+findings are labelled "exploration" and count only when the rubric says so.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from hypothesis import HealthCheck, Phase, given, settings
-
-from conformance.workloads.generators import edge_workloads
+from conformance.profiles import PROFILES
+from conformance.sources import stage_cases
 from spec.trace import Workload
 
 
 @lru_cache(maxsize=4)
-def generated_workloads(n: int) -> tuple[Workload, ...]:
-    """The first n edge-biased workloads of a derandomized generation."""
-    out: list[Workload] = []
-
-    @settings(max_examples=n, derandomize=True, database=None, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @given(edge_workloads())
-    def draw(w: Workload) -> None:
-        out.append(w)
-
-    draw()
-    return tuple(dict.fromkeys(out))[:n]
+def generated_workloads(profile: str) -> tuple[Workload, ...]:
+    """The workloads of the edge-biased stages of `profile`, in the order `check` runs them, each once."""
+    drawn = (w for stage in PROFILES[profile].stages() if stage.source == "edge"
+             for case in stage_cases(stage) for w in case.workloads)
+    return tuple(dict.fromkeys(drawn))

@@ -53,7 +53,6 @@ from spec.trace import Workload, with_policy, workload_from_json, workload_to_js
 
 __all__ = ["check_scope", "corpus_cases", "corpus_id", "grade_one", "limits_for", "with_profile"]
 
-EXPLORE_EXAMPLES = {"quick": 40, "default": 150, "thorough": 600}
 DIAGNOSED, DIAGNOSIS_WORK = 6, 2**18  # failing cases diagnosed: at most 6, and their requests squared add up to at
 # most a crowd of 512's (the smallest is always diagnosed)
 CHILD_RECURSION_LIMIT = 1000  # a fresh CPython's: the sandbox child never changes it, so a grade never depends on
@@ -314,7 +313,7 @@ def explore(entry: Entry, rubric: Rubric, corpus_run: SandboxResult) -> tuple[st
         return ()
     from conformance.grading.explore import generated_workloads
 
-    workloads = generated_workloads(EXPLORE_EXAMPLES.get(rubric.explore_profile, 40))
+    workloads = generated_workloads(rubric.explore_profile)
     result = run_in_sandbox(entry.module, workloads, limits_for(rubric))
     found = []
     for w, r in zip(workloads, result.workloads, strict=True):

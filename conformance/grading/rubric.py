@@ -11,6 +11,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from conformance.profiles import PROFILES
 from conformance.workloads.reach import TIERS
 from spec.errors import InvalidConfig
 from spec.model import DEFAULT_POLICY, Policy
@@ -132,6 +133,9 @@ def parse_rubric(text: str, where: str = "rubric") -> Rubric:
         if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0:
             raise RubricError(f"{where}.limits.{k} must be a positive number, got {v!r}")
     explore = data.get("exploration", {})
+    if explore.get("profile", "quick") not in PROFILES:
+        raise RubricError(f"{where}.exploration.profile must name a check profile ({', '.join(PROFILES)}), got "
+                          f"{explore.get('profile')!r}")
     held_out = data.get("held_out", {}).get("count", 0)
     if isinstance(held_out, bool) or not isinstance(held_out, int) or not 0 <= held_out <= 1000:
         raise RubricError(f"{where}.held_out.count must be an int from 0 to 1000, got {held_out!r}")

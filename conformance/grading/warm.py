@@ -38,7 +38,7 @@ def warm(rubric: Rubric) -> None:
     from conformance.checks import whitebox
     from conformance.checks.checkers import expected_trace
     from conformance.grading.diagnose import warm_mutants
-    from conformance.grading.judge import EXPLORE_EXAMPLES, grading_cases, run_workloads
+    from conformance.grading.judge import grading_cases, run_workloads
 
     gc.set_threshold(*THRESHOLDS)  # what is made here lives to the end: walking it again and again is wasted
     cases, runs = grading_cases(rubric)
@@ -50,4 +50,4 @@ def warm(rubric: Rubric) -> None:
     if rubric.explore:
         from conformance.grading.explore import generated_workloads
 
-        generated_workloads(EXPLORE_EXAMPLES.get(rubric.explore_profile, 40))
+        generated_workloads(rubric.explore_profile)

@@ -25,7 +25,7 @@ import pytest
 
 from conformance.adapters import load_target
 from conformance.grading.explore import generated_workloads
-from conformance.grading.judge import EXPLORE_EXAMPLES, grading_cases, run_workloads
+from conformance.grading.judge import grading_cases, run_workloads
 from conformance.grading.rubric import load_rubric
 from conformance.suite import run
 from spec.model import Config
@@ -175,7 +175,7 @@ def graded() -> Seen:
     """What `schedcheck grade` sends: every run of the bundled rubric's corpus, held-out and exploration workloads."""
     seen = Seen()
     _, runs = grading_cases(load_rubric())
-    for w in (*run_workloads(runs), *generated_workloads(max(EXPLORE_EXAMPLES.values()))):
+    for w in (*run_workloads(runs), *generated_workloads("thorough")):
         seen.workload(w)
     return seen
 

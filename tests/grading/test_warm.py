@@ -21,7 +21,7 @@ from conformance.checks.diagnosis import mutant_factory
 from conformance.grading import batch
 from conformance.grading.collect import Entry
 from conformance.grading.explore import generated_workloads
-from conformance.grading.judge import EXPLORE_EXAMPLES, grading_cases, run_workloads
+from conformance.grading.judge import grading_cases, run_workloads
 from conformance.grading.outputs import Grade
 from conformance.grading.rubric import Rubric, load_rubric
 from conformance.grading.warm import THRESHOLDS, settle, warm
@@ -55,7 +55,7 @@ def test_warm_fills_the_caches_with_what_computing_fresh_gives(rubric: Rubric) -
         assert expected_trace(c.workload) == run_workload(c.workload)
         assert whitebox._spec_calls(c.workload) == whitebox._spec_calls.__wrapped__(c.workload)
     assert mutant_factory.cache_info().currsize > 0
-    n = EXPLORE_EXAMPLES.get(rubric.explore_profile, 40)
+    n = rubric.explore_profile
     if rubric.explore:  # the exploration's workloads, drawn once: what drawing them afresh gives
         hits = generated_workloads.cache_info().hits
         assert generated_workloads(n) == generated_workloads.__wrapped__(n)
