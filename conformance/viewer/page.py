@@ -5,16 +5,24 @@ step shows at a time, with a slider, a ribbon of steps (the first divergence in
 red), and the keyboard: left/right (or k/j) step, Home/End, d jumps to the first
 divergence; the address keeps ``#step=N``. Nothing is fetched at view time.
 Everything that comes from a workload or a submission is escaped.
+
+The page stays small whatever the run (a class dashboard links one per entry): a run of more
+than PAGE_STEPS steps shows its first steps and those around the divergence, as the step
+table does (conformance/reports/traces.py ``shown_steps``); a step lists at most PAGE_SEQS
+sequences, those the step touched first; and an id longer than ID_SHOWN characters is shown
+by its ends and a digest of the whole (``Names``), the full id once, cut, in the legend.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from conformance.reports.traces import left_out, shown_steps
 from conformance.viewer.strips import MAX_DRAWN, UNDRAWN, Strip, placed, spec_strips
 from spec.explain import header
 from spec.model import Seq, State
@@ -22,6 +30,32 @@ from spec.trace import Step, Trace, Workload, run_workload
 
 ASSETS = Path(__file__).parent
 MAX_SHOWN = 200  # characters of any one value from a submission, before it is cut
+PAGE_STEPS = 2**6  # steps a page shows in full; a longer run shows its first ones and those around the divergence
+PAGE_SEQS = 2**6  # sequences a step's table lists (a crowd's 2**11 rows per step made pages of megabytes)
+ID_SHOWN = 2**5  # characters of an id shown as they are; a longer one is cut to its ends and a digest
+
+
+class Names:
+    """How a page names each sequence: an id longer than ID_SHOWN by its first and last characters and a digest of
+    the whole, so distinct ids stay distinct and an id of 2**16 characters costs a few bytes per mention."""
+
+    def __init__(self, ids: Sequence[str]) -> None:
+        self.long = {i: f"{i[:12]}…{i[-8:]}#{hashlib.sha256(i.encode()).hexdigest()[:6]}"
+                     for i in ids if len(i) > ID_SHOWN}
+
+    def __call__(self, text: str) -> str:
+        """`text` with every long id in it replaced by its short name (longest first: one may hold another)."""
+        for i in sorted(self.long, key=len, reverse=True):
+            if i in text:
+                text = text.replace(i, self.long[i])
+        return text
+
+    def legend(self) -> str:
+        if not self.long:
+            return ""
+        rows = "".join(f"<li><code>{esc(short)}</code>: {shown(i)} ({len(i)} characters)</li>"
+                       for i, short in self.long.items())
+        return f'<details class="legend"><summary>long ids, as this page names them</summary><ul>{rows}</ul></details>'
 
 
 def esc(value: object) -> str:
@@ -52,7 +86,7 @@ def hue(seq_id: str) -> int:
     return total
 
 
-def strip_html(strip: Strip | None, label: str, caption: str = "") -> str:
+def strip_html(strip: Strip | None, label: str, caption: str, names: Names) -> str:
     """The card's strip as coloured cells; long runs of one holder are folded into one cell with a count."""
     head = f'<span class="cap">{esc(caption)}</span>' if caption else ""
     if strip is None:
@@ -75,23 +109,37 @@ def strip_html(strip: Strip | None, label: str, caption: str = "") -> str:
             if who is None:
                 cells.append(f'<span class="blk free" data-seq="" data-count="{count}">·{times}</span>')
             else:
-                cells.append(f'<span class="blk" data-seq="{esc(who)}" data-count="{count}" '
-                             f'style="--h:{hue(who)}">{esc(who)}{times}</span>')
+                name = esc(names(who))
+                cells.append(f'<span class="blk" data-seq="{name}" data-count="{count}" '
+                             f'style="--h:{hue(who)}">{name}{times}</span>')
         i = j
     return f'<div class="strip" aria-label="{esc(label)}">{head}{"".join(cells)}</div>'
 
 
-def _seq_rows(state: State, touched: set[str], theirs: dict[str, Any] | None) -> str:
-    rows = []
-    for where, queue in (("running", state.running), ("waiting", state.waiting), ("finished", state.finished)):
-        for s in queue:
-            if where == "finished" and s.seq_id not in touched:
-                continue
-            rows.append(_seq_row(s, where, theirs))
+def _seq_rows(state: State, touched: set[str], theirs: dict[str, Any] | None, names: Names) -> str:
+    """A row per live sequence and per one finished now; past PAGE_SEQS, those the step touched (scheduled,
+    finished, or different in the submission's state) come first and the rest are counted."""
+    listed = [(where, s) for where, queue in (("running", state.running), ("waiting", state.waiting),
+                                             ("finished", state.finished))
+              for s in queue if where != "finished" or s.seq_id in touched]
+    if len(listed) > PAGE_SEQS:
+        def differs(s: Seq) -> bool:
+            got = theirs.get(s.seq_id) if theirs is not None else None
+            return theirs is not None and (not isinstance(got, dict) or got.get("num_computed") != s.num_computed)
+        first = [x for x in listed if x[1].seq_id in touched or differs(x[1])][:PAGE_SEQS]
+        kept = {id(s) for _, s in first}
+        first += [x for x in listed if id(x[1]) not in kept][:PAGE_SEQS - len(first)]
+        more = len(listed) - len(first)
+        listed = first
+    else:
+        more = 0
+    rows = [_seq_row(s, where, theirs, names) for where, s in listed]
+    if more:
+        rows.append(f'<tr><td colspan="7">... and {more} more sequences, as the queues above list them</td></tr>')
     return "".join(rows)
 
 
-def _seq_row(s: Seq, where: str, theirs: dict[str, Any] | None) -> str:
+def _seq_row(s: Seq, where: str, theirs: dict[str, Any] | None, names: Names) -> str:
     out = ", ".join(str(t) for t in s.output[-12:])
     more = f"... ({len(s.output) - 12} before) " if len(s.output) > 12 else ""
     cell = ""
@@ -105,7 +153,7 @@ def _seq_row(s: Seq, where: str, theirs: dict[str, Any] | None) -> str:
             same = text == mine and list(got.get("output") or []) == list(s.output)
             out_note = "" if list(got.get("output") or []) == list(s.output) else f" output {got.get('output')}"
             cell = f'<td class="{"" if same else "diff"}">{shown(text + out_note)}</td>'
-    return (f'<tr><th scope="row" style="--h:{hue(s.seq_id)}">{esc(s.seq_id)}</th><td>{where}</td>'
+    return (f'<tr><th scope="row" style="--h:{hue(s.seq_id)}">{esc(names(s.seq_id))}</th><td>{where}</td>'
             f"<td>{s.num_computed}</td><td>{s.num_tokens}</td><td>{s.num_blocks}</td>"
             f"<td>[{esc(more + out)}]</td>{cell}</tr>")
 
@@ -151,91 +199,106 @@ def _submission_strips(observed: dict[str, Any] | None, num_blocks: int) -> list
 
 
 def _section(step: Step, strips: tuple[Strip, Strip], got: dict[str, Any] | None, got_strip: Strip | None,
-             diverges: bool, first: bool) -> str:
+             diverges: bool, first: bool, names: Names) -> str:
     want_batch = [list(p) for p in step.batch]
     want_done = list(step.finished)
     cls = "step diverges" if diverges else "step"
     badge = ' <span class="badge">first divergence</span>' if first else (
         ' <span class="badge soft">differs</span>' if diverges else "")
-    rows = [f'<tr><th scope="row">spec</th><td class="batch">{esc(batch_text(want_batch))}</td>'
-            f'<td class="done">[{esc(", ".join(want_done))}]</td></tr>']
+    rows = [f'<tr><th scope="row">spec</th><td class="batch">{esc(names(batch_text(want_batch)))}</td>'
+            f'<td class="done">[{esc(names(", ".join(want_done)))}]</td></tr>']
     if got is not None:
         g_batch, g_done = got.get("schedule"), got.get("finished")
         b_cls = "batch" + ("" if g_batch == want_batch else " diff")
         d_cls = "done" + ("" if g_done == want_done else " diff")
         g_done_text = "(no value)" if g_done is None else "[" + ", ".join(str(x) for x in g_done) + "]"
         rows.append(f'<tr class="submission"><th scope="row">submission</th><td class="{b_cls}">'
-                    f'{shown(batch_text(g_batch))}</td><td class="{d_cls}">{shown(g_done_text)}</td></tr>')
+                    f'{shown(names(batch_text(g_batch)))}</td><td class="{d_cls}">{shown(names(g_done_text))}</td>'
+                    '</tr>')
     s = step.after_update
-    touched = set(step.finished)
+    touched = set(step.finished) | {seq_id for seq_id, _ in step.batch}
     snap = got.get("after_update") if got is not None else None
     theirs = snap.get("seqs") if isinstance(snap, dict) and isinstance(snap.get("seqs"), dict) else None
     extra_col = "<th>submission nc/nt/nb</th>" if theirs is not None else ""
-    reasons = "".join(f'<li><code>{esc(e.rule)}</code> {esc(e.message)}</li>' for e in step.events)
-    added = f'<p class="added">added before schedule(): {esc(", ".join(step.added))}</p>' if step.added else ""
+    reasons = "".join(f'<li><code>{esc(e.rule)}</code> {esc(names(e.message))}</li>' for e in step.events)
+    added = f'<p class="added">added before schedule(): {esc(names(", ".join(step.added)))}</p>' if step.added else ""
     got_strip_html = ("" if got_strip is None and got is None else
                       f'<h3>KV blocks (submission, placed from its num_blocks)</h3>'
-                      f'{strip_html(got_strip, f"submission blocks after step {step.step}", "after update()")}'
+                      f'{strip_html(got_strip, f"submission blocks after step {step.step}", "after update()", names)}'
                       if got is not None and got.get("after_update") is not None else "")
     return f"""<section class="{cls}" id="step-{step.step}" data-step="{step.step}">
 <h2>Step {step.step}{badge}</h2>{added}
 <table class="calls"><thead><tr><th></th><th>schedule()</th><th>update() finished</th></tr></thead>
 <tbody>{"".join(rows)}</tbody></table>
 <h3>KV blocks (spec)</h3>
-{strip_html(strips[0], f"spec blocks after step {step.step} schedule", "after schedule()")}
-{strip_html(strips[1], f"spec blocks after step {step.step} update", "after update()")}
+{strip_html(strips[0], f"spec blocks after step {step.step} schedule", "after schedule()", names)}
+{strip_html(strips[1], f"spec blocks after step {step.step} update", "after update()", names)}
 {got_strip_html}
 <p class="queues">blocks_used <b>{s.blocks_used}</b> of {s.config.num_blocks} &middot;
-waiting <span class="q">[{esc(", ".join(q.seq_id for q in s.waiting))}]</span> &middot;
-running <span class="q">[{esc(", ".join(q.seq_id for q in s.running))}]</span> &middot;
+waiting <span class="q">[{esc(names(", ".join(q.seq_id for q in s.waiting)))}]</span> &middot;
+running <span class="q">[{esc(names(", ".join(q.seq_id for q in s.running)))}]</span> &middot;
 preemptions {s.num_preemptions}</p>
 <table class="seqs"><thead><tr><th>seq</th><th>queue</th><th>num_computed</th><th>num_tokens</th>
-<th>num_blocks</th><th>output</th>{extra_col}</tr></thead><tbody>{_seq_rows(s, touched, theirs)}</tbody></table>
+<th>num_blocks</th><th>output</th>{extra_col}</tr></thead><tbody>{_seq_rows(s, touched, theirs, names)}</tbody>
+</table>
 <h3>The spec's reasons</h3><ol class="reasons">{reasons}</ol>
 </section>"""
+
+
+def _diverges(step: Step, got: dict[str, Any] | None, finding: dict[str, Any] | None) -> bool:
+    """Whether the submission's step differs from the spec's (or the finding is at it)."""
+    if finding is not None and finding.get("step") == step.step:
+        return True
+    return got is not None and (got.get("schedule") != [list(p) for p in step.batch]
+                                or got.get("finished") != list(step.finished)
+                                or _white_differs(step.after_update, got))
 
 
 def render_page(workload: Workload, observed: dict[str, Any] | None = None, title: str = "",
                 finding: dict[str, Any] | None = None) -> str:
     """The whole page for one workload: the spec's run, and the submission's beside it when given."""
     trace: Trace = run_workload(workload)
+    names = Names([r.seq_id for r in workload.requests])
     strips = spec_strips(trace)
     got_strips = _submission_strips(observed, workload.config.num_blocks)
+    diverging = [_diverges(step, _observed_step(observed, i), finding) for i, step in enumerate(trace.steps)]
+    first_bad = next((step.step for step, bad in zip(trace.steps, diverging, strict=True) if bad), None)
+    total = len(trace.steps)
+    window: list[int | None] = list(range(1, total + 1)) if total <= PAGE_STEPS else shown_steps(total, first_bad)
     sections, ribbon = [], []
-    first_bad = None
-    for i, step in enumerate(trace.steps):
-        got = _observed_step(observed, i)
-        diverges = got is not None and (got.get("schedule") != [list(p) for p in step.batch]
-                                        or got.get("finished") != list(step.finished)
-                                        or _white_differs(step.after_update, got))
-        if finding is not None and finding.get("step") == step.step:
-            diverges = True
-        first = diverges and first_bad is None
-        if first:
-            first_bad = step.step
+    for j, k in enumerate(window):
+        if k is None:
+            a, b = left_out(window, j, total)
+            sections.append(f'<p class="left-out">steps {a} to {b} left out ({b - a + 1} steps): the page shows a '
+                            f'run of more than {PAGE_STEPS} steps by its first steps and those around the first '
+                            'divergence</p>')
+            continue
+        i, step = k - 1, trace.steps[k - 1]
         got_strip = got_strips[i] if got_strips is not None and i < len(got_strips) else None
-        sections.append(_section(step, (strips[i].after_schedule, strips[i].after_update), got, got_strip,
-                                 diverges, first))
-        ribbon.append(f'<a href="#step-{step.step}" class="tick{" bad" if diverges else ""}" '
+        sections.append(_section(step, (strips[i].after_schedule, strips[i].after_update), _observed_step(observed, i),
+                                 got_strip, diverging[i], step.step == first_bad, names))
+        ribbon.append(f'<a href="#step-{step.step}" class="tick{" bad" if diverging[i] else ""}" '
                       f'data-step="{step.step}">{step.step}</a>')
     verdict = ""
     if finding is not None:
         verdict = (f'<p class="verdict fail">FAIL &middot; {esc(finding.get("check", ""))} &middot; '
                    f'step {esc(finding.get("step", "?"))} &middot; <code>{esc(finding.get("rule", ""))}</code>: '
-                   f'{shown(finding.get("message", ""))}</p>')
+                   f'{shown(names(str(finding.get("message", ""))))}</p>')
     elif observed is not None:
         verdict = ('<p class="verdict fail">The submission differs from the spec (first at step '
                    f'{first_bad}).</p>' if first_bad else '<p class="verdict pass">The submission agrees with the '
                    'spec at every step shown.</p>')
-    data = json.dumps({"steps": len(trace.steps), "first_divergence": first_bad})
+    data = json.dumps({"steps": total, "first_divergence": first_bad})
+    windowed = (f'<p class="left-out-note">The run has {total} steps; this page shows {len(ribbon)} of them, the first '
+                "ones and those around the first divergence.</p>" if len(ribbon) < total else "")
     name = title or workload.name or "workload"
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>schedcheck &middot; {esc(name)}</title><style>{(ASSETS / "viewer.css").read_text()}</style></head>
-<body><header><h1>{esc(name)}</h1>{verdict}
-<pre class="config">{esc(chr(10).join(header(workload)))}</pre>
+<title>schedcheck &middot; {shown(name)}</title><style>{(ASSETS / "viewer.css").read_text()}</style></head>
+<body><header><h1>{shown(name)}</h1>{verdict}
+<pre class="config">{esc(names(chr(10).join(header(workload))))}</pre>{names.legend()}{windowed}
 <nav id="stepper" hidden aria-label="steps"><button id="prev" type="button" aria-label="previous step">&larr;</button>
-<input id="slider" type="range" min="1" max="{len(trace.steps)}" value="1" aria-label="step">
+<input id="slider" type="range" min="1" max="{len(ribbon)}" value="1" aria-label="step">
 <button id="next" type="button" aria-label="next step">&rarr;</button> <span id="where"></span>
 <span class="keys">keys: &larr; &rarr; (or k j), Home, End, d = first divergence</span></nav>
 <div class="ribbon">{"".join(ribbon)}</div></header>

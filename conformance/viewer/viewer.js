@@ -1,4 +1,5 @@
-// The stepper: one step at a time, keyboard and slider, #step=N in the address.
+// The stepper: one step at a time, keyboard and slider, #step=N in the address. A long run's page holds only
+// some of its steps (page.py PAGE_STEPS), so a section is found by its data-step, never by its position.
 (function () {
   "use strict";
   var steps = Array.prototype.slice.call(document.querySelectorAll("section.step"));
@@ -18,13 +19,20 @@
       if (k === current) { t.setAttribute("aria-current", "step"); } else { t.removeAttribute("aria-current"); }
     });
     slider.value = String(current + 1);
-    where.textContent = "step " + (current + 1) + " of " + steps.length;
-    if (history.replaceState) { history.replaceState(null, "", "#step=" + (current + 1)); }
+    var step = steps[current].getAttribute("data-step");
+    where.textContent = "step " + step + " of " + data.steps;
+    if (history.replaceState) { history.replaceState(null, "", "#step=" + step); }
+  }
+
+  function at(step) {  // the shown section of `step`, or of the last shown step before it
+    var found = 0;
+    steps.forEach(function (s, k) { if (parseInt(s.getAttribute("data-step"), 10) <= step) { found = k; } });
+    return found;
   }
 
   function fromHash() {
     var m = /^#step[=-](\d+)$/.exec(location.hash);
-    return m ? parseInt(m[1], 10) - 1 : null;
+    return m ? at(parseInt(m[1], 10)) : null;
   }
 
   document.getElementById("prev").addEventListener("click", function () { show(current - 1); });
@@ -39,10 +47,10 @@
     else if (e.key === "ArrowLeft" || e.key === "k") { show(current - 1); }
     else if (e.key === "Home") { show(0); }
     else if (e.key === "End") { show(steps.length - 1); }
-    else if (e.key === "d" && data.first_divergence) { show(data.first_divergence - 1); }
+    else if (e.key === "d" && data.first_divergence) { show(at(data.first_divergence)); }
     else { return; }
     e.preventDefault();
   });
   var start = fromHash();
-  show(start !== null ? start : (data.first_divergence ? data.first_divergence - 1 : 0));
+  show(start !== null ? start : (data.first_divergence ? at(data.first_divergence) : 0));
 })();

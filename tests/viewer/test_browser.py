@@ -125,3 +125,25 @@ def test_the_class_dashboard_links_each_student_to_their_counterexample(browser,
     shown = visible_sections(browser)
     assert [s.get_attribute("data-step") for s in shown] == ["2"]
     assert "P2.stop" in browser.find_element("css selector", ".verdict").text
+
+
+def test_a_long_runs_page_steps_by_step_number_through_the_steps_it_holds(browser, tmp_path):
+    """A run of more than PAGE_STEPS steps keeps only some sections: the stepper names the real step, `d` and
+    #step=N find a step by its number, never by its position."""
+    from conformance.workloads import reach
+
+    w = reach.blocked_head(2**10 + 1)
+    observed = observe(w, load_target("impl"))
+    observed["steps"][699]["schedule"] = [["x", 1]]  # the submission leaves the spec's path at step 700
+    total = len(run_workload(w).steps)
+    open_page(browser, tmp_path, render_page(w, observed))
+    [section] = visible_sections(browser)
+    assert section.get_attribute("data-step") == "700"  # opens at the first divergence
+    assert browser.find_element("id", "where").text == f"step 700 of {total}"
+    press(browser, "j")
+    assert visible_sections(browser)[0].get_attribute("data-step") == "701"
+    press(browser, "d")
+    assert visible_sections(browser)[0].get_attribute("data-step") == "700"
+    browser.get((tmp_path / "page.html").as_uri() + "#step=2")
+    browser.refresh()
+    assert visible_sections(browser)[0].get_attribute("data-step") == "2"

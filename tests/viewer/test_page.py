@@ -6,7 +6,7 @@ import pytest
 
 from conformance.adapters import load_target
 from conformance.drivers import run_workload as observe
-from conformance.viewer.page import render_page
+from conformance.viewer.page import Names, render_page
 from spec.golden import golden_cases
 from spec.model import Config
 from spec.trace import Request, make_workload, run_workload
@@ -87,3 +87,46 @@ def test_a_colour_is_the_sum_of_its_ids_characters_mod_360_and_an_id_of_2_16_cha
     w = make_workload(Config(4, 2, 2, 4), [Request(long_id, 2, 2)])
     page = render_page(w, observe(w, load_target("impl", None)))
     assert page.count(f"--h:{hue(long_id)}") > 1 and len(page) < 2**24
+
+
+def test_a_page_stays_small_whatever_the_run_long_ids_long_runs_crowds():
+    """A class dashboard links a page per entry: one built from a run of 2**11 steps, ids of 2**16 characters or a
+    crowd of 2**11 sequences was megabytes (15.6 MB for one entry), each id repeated in every cell."""
+    from conformance.workloads import reach
+
+    long_ids = next(c.workloads[0] for c in reach.cases("default") if c.name.endswith("2^16"))
+    crowd = next(c.workloads[0] for c in reach.cases("default") if c.name.startswith("crowd-2049"))
+    for w, most in ((reach.blocked_head(2**11 + 1), 2**16), (long_ids, 2**16), (crowd, 2**20)):
+        page = render_page(w, observe(w, load_target("impl", None)))
+        assert len(page.encode()) < most, (w.name, len(page.encode()))
+        longest = max((r.seq_id for r in w.requests), key=len)
+        assert len(longest) <= 2**8 or page.count(longest[:2**8]) <= 1, "a long id is named in full once at most"
+    ids = [r.seq_id for r in long_ids.requests]
+    shown = [Names(ids)(i) for i in ids]
+    assert len(set(shown)) == len(ids) and max(map(len, shown)) < 2**6, "distinct ids keep distinct short names"
+
+
+def test_a_long_run_shows_its_first_steps_and_those_around_the_divergence_and_says_so():
+    from conformance.workloads import reach
+
+    w = reach.blocked_head(2**10 + 1)
+    observed = observe(w, load_target("impl", None))
+    k = 700
+    observed["steps"][k - 1]["schedule"] = [["x", 1]]  # the submission leaves the spec's path at step k
+    o = outline(render_page(w, observed))
+    steps = [int(s["data-step"]) for s in o.sections]
+    assert steps[:3] == [1, 2, 3] and k in steps and len(steps) < 2**5, steps
+    page = render_page(w, observed)
+    assert f"this page shows {len(steps)} of them" in page and "left out" in page
+
+
+def test_the_viewer_docs_give_the_pages_limits_as_the_code_has_them() -> None:
+    from pathlib import Path
+
+    from conformance.viewer import page
+
+    text = " ".join((Path(page.__file__).parent.parent / "docs" / "viewer.md").read_text().split())
+    assert f"a run of more than {page.PAGE_STEPS} steps" in text
+    assert f"a step lists at most {page.PAGE_SEQS} sequences" in text
+    assert f"an id longer than {page.ID_SHOWN} characters" in text
+    assert f"cut to {page.MAX_SHOWN} characters" in text
