@@ -360,6 +360,8 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
     _record("hangs", "hangs-2026-12-01.json", "schedcheck check on a submission that loops forever"),
     _record("reach_bugs", "reach-bugs-2026-12-05.json",
             "schedcheck check on each bug of tests/conformance/unseen/ past a threshold, quick and default"),
+    _record("diagnosis_work", "diagnosis-work-2026-12-05.json",
+            "schedcheck grade on the bugs of tests/conformance/unseen/ that fail only long runs, alone"),
     _record("reach_cost", "reach-cost-2026-12-02.json",
             "taskset -c 1 schedcheck check impl, and python -m bench --check-time quick,default --targets impl"),
     _record("selfcheck", "selfcheck-2026-12-01.json", "python -m conformance.selfcheck (the mutation campaign)"),
@@ -429,6 +431,10 @@ QUOTES: tuple[Quote, ...] = (
 
     # docs/bench.md: the benchmark
     Quote(BENCH, "python -m bench --quick # about {bench_quick.seconds:r10} s: 5 runs"),
+    Quote(BENCH, "runs of thousands of steps took {diagnosis_work.impl_recursive_steps.before:.1f} and "
+                 "{diagnosis_work.impl_compaction_1024.before:.1f} s to grade alone, "
+                 "{diagnosis_work.impl_recursive_steps.after:.1f} and {diagnosis_work.impl_compaction_1024.after:.1f} s "
+                 "after)"),
     Quote(BENCH, "python -m bench --json bench/results.json # about {bench.seconds:min} min: 7 runs"),
     Quote(BENCH, f"16,000 blocks: preemption in {{{W2}.steps_with_preemption_pct:.1f}}% of steps"),
     Quote(BENCH, "`python -m bench --json bench/results.json` took {bench.seconds:min_s} (`--quick`: about "
