@@ -433,8 +433,8 @@ QUOTES: tuple[Quote, ...] = (
     Quote(BENCH, "python -m bench --quick # about {bench_quick.seconds:r10} s: 5 runs"),
     Quote(BENCH, "runs of thousands of steps took {diagnosis_work.impl_recursive_steps.before:.1f} and "
                  "{diagnosis_work.impl_compaction_1024.before:.1f} s to grade alone, "
-                 "{diagnosis_work.impl_recursive_steps.after:.1f} and {diagnosis_work.impl_compaction_1024.after:.1f} s "
-                 "after)"),
+                 "{diagnosis_work.impl_recursive_steps.after:.1f} and "
+                 "{diagnosis_work.impl_compaction_1024.after:.1f} s after)"),
     Quote(BENCH, "python -m bench --json bench/results.json # about {bench.seconds:min} min: 7 runs"),
     Quote(BENCH, f"16,000 blocks: preemption in {{{W2}.steps_with_preemption_pct:.1f}}% of steps"),
     Quote(BENCH, "`python -m bench --json bench/results.json` took {bench.seconds:min_s} (`--quick`: about "
