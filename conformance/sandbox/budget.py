@@ -29,6 +29,7 @@ class Budget:
     restarts: int = RESTARTS  # fresh children after a crash or timeout: a count, so the cut is the same every run
     cpu_used: float = 0.0
     restarts_used: int = 0
+    kept: float = 0.0  # CPU seconds the runs now drawing may not spend: kept for later runs (keep_for_later)
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -37,7 +38,7 @@ class Budget:
 
     def left(self, now_cpu: float = 0.0) -> bool:
         """Whether CPU remains, counting `now_cpu` seconds of the child running now."""
-        return (self.cpu_used + now_cpu < self.cpu_seconds and self.restarts_used <= self.restarts
+        return (self.cpu_used + now_cpu < self.cpu_seconds - self.kept and self.restarts_used <= self.restarts
                 and time.monotonic() < self.deadline)
 
     def restarts_spent(self) -> bool:
@@ -68,6 +69,26 @@ def submission_budget(cpu_seconds: float, wall_seconds: float) -> Iterator[Budge
         yield budget
     finally:
         _current.remove(budget)
+
+
+@contextlib.contextmanager
+def keep_for_later(share: float) -> Iterator[None]:
+    """Inside this block, runs may spend only 1 - `share` of the CPU the current budget has left: the rest is
+    kept for the runs after it (none kept outside a submission_budget).
+
+    A grade's held-out cases run after its public ones and count in every item (an item scores the lower of the
+    two pass rates): a submission slower than its budget, cut wherever its CPU ran out, lost every held-out case
+    at once. Kept in proportion to their runs, the cut costs each part about the same share of its cases."""
+    budget = current()
+    if budget is None or not 0 < share < 1:
+        yield
+        return
+    before = budget.kept
+    budget.kept = before + share * max(0.0, budget.cpu_seconds - before - budget.cpu_used)
+    try:
+        yield
+    finally:
+        budget.kept = before
 
 
 def remove_tree(path: str) -> None:

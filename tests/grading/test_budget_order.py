@@ -1,0 +1,63 @@
+"""A submission too slow for its CPU budget loses cases of each part in proportion, not every item at once.
+
+The held-out cases count in every item (an item scores the lower of its public and held-out pass rates), and
+they run after the public cases. When the public runs could spend the whole budget, a submission whose runs
+outlasted it lost every held-out case, and with them every item: a correct submission that needs about the
+budget scored 100 on one run and 0 on the next, as the machine's load moved the cut. The public runs now
+keep the held-out runs' share of the CPU for them (conformance/sandbox/budget.py keep_for_later).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance.grading.collect import collect
+from conformance.grading.judge import grade_one
+from conformance.grading.rubric import DEFAULT_RUBRIC, parse_rubric
+from conformance.sandbox.budget import keep_for_later, submission_budget
+
+ROOT = Path(__file__).resolve().parents[2]
+BURN = 0.004  # CPU seconds each new Scheduler spends: about 14 s for a grade's 3,449 runs, past a 4 s budget
+
+
+def test_the_public_runs_may_spend_only_their_share_of_the_cpu_left():
+    with submission_budget(10, 100) as budget:
+        budget.cpu_used = 4.0
+        with keep_for_later(0.25):  # 6 s left, 1.5 s of it kept for later
+            assert budget.left(4.4) and not budget.left(4.6)
+        assert budget.left(5.9) and not budget.left(6.1)
+        with keep_for_later(0):
+            assert budget.left(5.9)
+    with keep_for_later(0.5):  # outside a submission's budget: nothing to keep
+        pass
+
+
+@pytest.mark.long
+def test_a_correct_submission_slower_than_its_budget_loses_about_the_same_share_of_each_part(tmp_path):
+    impl = (ROOT / "impl" / "scheduler.py").read_text()
+    slow = impl.replace("import enum\n", "import enum\nimport time as _time\n", 1).replace(
+        "        self._batch: dict[str, int] | None = None\n",
+        "        self._batch: dict[str, int] | None = None\n"
+        f"        _end = _time.process_time() + {BURN}\n"
+        "        while _time.process_time() < _end:\n"
+        "            pass\n", 1)
+    assert slow.count("_time.") == 2
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "slow.py").write_text(slow)
+    rubric = parse_rubric(DEFAULT_RUBRIC.read_text().replace("run_seconds = 600.0", "run_seconds = 40.0"), "r")
+    [entry] = collect(tmp_path / "subs", tmp_path / "work")
+    with submission_budget(rubric.limits.run_seconds / 10, rubric.limits.run_seconds / 2):
+        started = time.monotonic()
+        grade = grade_one(entry, rubric)
+    assert time.monotonic() - started < 60
+    for item in grade.items:
+        counts = re.search(r"(\d+) of (\d+) cases pass \((\d+) of the (\d+) held-out ones\)", item.output)
+        assert counts is not None, item.output[:200]
+        passed, run, held_passed, held_run = map(int, counts.groups())
+        public, held = (passed - held_passed) / (run - held_run), held_passed / held_run
+        assert held > public / 2, (item.item.id, public, held)  # the cut left about as many held-out cases
+    assert 0 < grade.score < 100, grade.score
