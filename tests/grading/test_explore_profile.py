@@ -15,8 +15,8 @@ GRADING_MD = Path(__file__).resolve().parents[2] / "conformance" / "docs" / "gra
 
 
 def test_exploration_draws_what_check_draws_under_the_same_profile() -> None:
-    for name, profile in PROFILES.items():
-        edge = [w for s in profile.stages() if s.source == "edge" for c in stage_cases(s) for w in c.workloads]
+    for name in ("quick", "default"):  # thorough's stages are default's and one more of the same source
+        edge = [w for s in PROFILES[name].stages() if s.source == "edge" for c in stage_cases(s) for w in c.workloads]
         assert generated_workloads(name) == tuple(dict.fromkeys(edge)) and edge, name
     assert set(generated_workloads("quick")) < set(generated_workloads("default")), "profiles are monotonic"
 

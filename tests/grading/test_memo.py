@@ -104,7 +104,7 @@ def test_exploration_lines_from_the_memo_are_the_fresh_ones(class_dir: Path, mem
     from conformance.grading.explore import generated_workloads
     from conformance.grading.observe import observed_trace
 
-    workloads = generated_workloads(40)
+    workloads = generated_workloads("quick")
     shown = 0
     for bug in ("correct", *BUGS):
         result = run_in_sandbox(class_dir / f"{bug}.py", workloads, limits_for(load_rubric()))
