@@ -16,12 +16,12 @@ from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
 from conformance.capabilities import capabilities_of
 from conformance.checks.checkers import expected_trace
 from conformance.limits import RUN_SECONDS, CallTimeout, note_hung, time_limit
+from conformance.observed import begun
 from conformance.sandbox.readers import broke
 from spec.feasible import liveness_bound
 from spec.loop import Steps
 from spec.trace import Request, Snapshot, Workload, workload_to_json
 
-OBSERVED_FORMAT = "schedcheck/observed"
 STEP_CAP = 2_000  # a run whose liveness bound is larger stops this far past the spec's own length (a hang)
 STEP_CAPPED = "still unfinished after"  # how the message of a run stopped at its step cap begins
 
@@ -116,9 +116,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
     One function, in the order of the protocol (spec/loop.py gives the steps): each call's result goes
     into the step record the moment it returns, so a failing call leaves the record as far as it got."""
     steps: list[dict[str, Any]] = []
-    observed: dict[str, Any] = {"format": OBSERVED_FORMAT, "version": 1, "workload": workload_to_json(workload),
-                                "white_box": white_box, "note": None, "steps": steps, "outputs": None,
-                                "stop": "done", "error": None, "white_box_error": None}
+    observed = begun(workload_to_json(workload), white_box, steps)
     where["observed"] = observed
     sample = Recorder(workload)
     call = "create"

@@ -29,9 +29,10 @@ from conformance.beside import beside_workload
 from conformance.capabilities import capabilities_of
 from conformance.checks.checkers import Finding
 from conformance.checks.probes import first_difference
-from conformance.drivers import OBSERVED_FORMAT, Recorder, batch_pairs, batch_problem, raised, run_workload
+from conformance.drivers import Recorder, batch_pairs, batch_problem, raised, run_workload
 from conformance.limits import RUN_SECONDS as DRIVER_SECONDS
 from conformance.limits import CallTimeout, time_limit
+from conformance.observed import begun
 from conformance.retention import Kept
 from spec.feasible import liveness_bound
 from spec.loop import Steps
@@ -91,10 +92,7 @@ class _Lane:
                                          min(liveness_bound(w.requests), cap))
         self.sample = Recorder(w)
         self.steps: list[dict[str, Any]] = []
-        self.obs: dict[str, Any] = {"format": OBSERVED_FORMAT, "version": 1, "workload": workload_to_json(w),
-                                    "white_box": False, "note": None,
-                                    "steps": self.steps, "outputs": None, "stop": "done", "error": None,
-                                    "white_box_error": None}
+        self.obs: dict[str, Any] = begun(workload_to_json(w), False, self.steps)
         self.call = "create"
         self.sut: SchedulerUnderTest = self.guard(lambda: factory(w.config, self.sample), 0)
         self.idle_calls = capabilities_of(self.sut).idle_schedule

@@ -20,6 +20,7 @@ from typing import Any
 from conformance.adapters import LoadError
 from conformance.checks.diagnosis import diagnosis_lines
 from conformance.cli.policy import add_policy_argument, rerun_flags
+from conformance.observed import Observed
 from conformance.profiles import PROFILES
 from conformance.reports.report import EXIT_FAIL, EXIT_USAGE, Report
 from conformance.reports.traces import render, shown_run, write_all
@@ -129,7 +130,8 @@ def write_html(out: str, workload: Workload, observed: dict[str, Any] | None, fi
     """Write the viewer page of `workload`, with the submission's run (`observed`) beside the spec's."""
     from conformance.viewer.page import render_page
 
-    Path(out).write_text(render_page(workload, observed, title=title, finding=finding), encoding="utf-8")
+    run = Observed.from_json(observed) if observed is not None else None
+    Path(out).write_text(render_page(workload, run, title=title, finding=finding), encoding="utf-8")
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from conformance.checks import checkers, history, probes, whitebox
 from conformance.checks.checkers import Finding
 from conformance.drivers import step_capped
+from conformance.observed import begun
 from conformance.retention import Kept
 from conformance.sandbox.memo import Memo, digest
 from conformance.sandbox.types import WorkloadResult
@@ -81,9 +82,8 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
     last = steps[-1].get("after_update") if steps else None
     outputs = {k: v["output"] for k, v in last["seqs"].items()} if last and stop == "done" else None
     note = d.note if d is not None and d.white_box_error is None else None
-    return {"format": "schedcheck/observed", "version": 1, "workload": workload_to_json(workload),
-            "white_box": True, "note": f"white-box checks skipped: {note}" if note else None, "steps": steps,
-            "outputs": outputs, "stop": stop, "error": error,
+    return {**begun(workload_to_json(workload), True, steps), "note": f"white-box checks skipped: {note}" if note
+            else None, "outputs": outputs, "stop": stop, "error": error,
             "white_box_error": d.white_box_error if d is not None else None}
 
 

@@ -1,9 +1,10 @@
 """``schedcheck view SOURCE [PATH] --html OUT``: a run as a page to step through in a browser.
 
 SOURCE is a card case name, a golden .toml file, or a workload / trace /
-counterexample .json file. With PATH (a submission, or ``impl``/``spec``), the
-submission runs the same workload and the page shows it beside the spec, with
-every difference marked.
+counterexample / observed-trace .json file. With PATH (a submission, or
+``impl``/``spec``), the submission runs the same workload and the page shows it
+beside the spec, with every difference marked; an observed trace (a run recorded
+elsewhere, docs/trace-format.md) is shown so without PATH.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conformance.observed import Observed, ObservedError
 from spec.errors import SpecError
 from spec.golden import case_named, golden_cases, load_case
 from spec.trace import Workload, workload_from_json
@@ -23,39 +25,43 @@ EXIT_USAGE = 2
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     names = ", ".join(c.name for c in golden_cases())
-    parser.add_argument("source", help=f"a card case ({names}), a golden .toml file, or a workload, trace or "
-                                       "counterexample .json file")
+    parser.add_argument("source", help=f"a card case ({names}), a golden .toml file, or a workload, trace, "
+                                       "counterexample or observed-trace .json file")
     parser.add_argument("path", nargs="?", help="a submission to run beside the spec (a .py file, impl or spec)")
     parser.add_argument("--adapter", metavar="FILE", help="an adapter for a submission with other names")
     parser.add_argument("--html", metavar="OUT", required=True, help="where to write the page")
 
 
-def load_source(source: str) -> tuple[Workload, dict[str, Any] | None]:
-    """The workload named by SOURCE, and the finding a counterexample file carries (if any)."""
+def load_source(source: str) -> tuple[Workload, dict[str, Any] | None, Observed | None]:
+    """The workload named by SOURCE, the finding a counterexample file carries, and the run an observed-trace file
+    records (each None when the file has none)."""
     path = Path(source)
     if path.suffix == ".toml":
-        return load_case(path).workload, None
+        return load_case(path).workload, None, None
     if path.suffix != ".json":
-        return case_named(source).workload, None
+        return case_named(source).workload, None, None
     try:
         obj = json.loads(path.read_text())
     except (OSError, ValueError) as e:
         raise SpecError(f"cannot read {source!r}: {e}; give a workload, trace or counterexample JSON file") from None
     finding = obj.get("finding") if isinstance(obj, dict) else None
     if isinstance(obj, dict) and obj.get("format") == "schedcheck/observed":
-        obj = obj.get("workload")
-    return workload_from_json(obj), finding if isinstance(finding, dict) else None
+        try:
+            observed = Observed.from_json(obj)
+        except ObservedError as e:
+            raise SpecError(f"{source}: {e}") from None
+        return workload_from_json(observed.workload), None, observed
+    return workload_from_json(obj), finding if isinstance(finding, dict) else None, None
 
 
 def main(args: argparse.Namespace) -> int:
     from conformance.viewer.page import render_page
 
     try:
-        workload, finding = load_source(args.source)
+        workload, finding, observed = load_source(args.source)
     except (SpecError, KeyError) as e:
         print(f"schedcheck view: {e}", file=sys.stderr)
         return EXIT_USAGE
-    observed = None
     if args.path:
         from conformance.adapters import LoadError, load_target
         from conformance.drivers import run_workload
@@ -65,7 +71,7 @@ def main(args: argparse.Namespace) -> int:
         except LoadError as e:
             print(f"schedcheck view: cannot load {args.path}: {e}", file=sys.stderr)
             return EXIT_USAGE
-        observed = run_workload(workload, factory, white_box=True)
+        observed = Observed.from_json(run_workload(workload, factory, white_box=True))
     page = render_page(workload, observed, title=Path(args.source).stem, finding=finding)
     Path(args.html).write_text(page)
     print(f"wrote {args.html} ({len(page.encode()) // 1024} KiB); open it in a browser")

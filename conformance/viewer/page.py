@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from conformance.observed import Observed, SeqState, Snapshot, StepRecord
 from conformance.reports.traces import left_out, shown_steps
 from conformance.viewer.strips import MAX_DRAWN, UNDRAWN, Strip, placed, spec_strips
 from spec.explain import header
@@ -116,7 +117,7 @@ def strip_html(strip: Strip | None, label: str, caption: str, names: Names) -> s
     return f'<div class="strip" aria-label="{esc(label)}">{head}{"".join(cells)}</div>'
 
 
-def _seq_rows(state: State, touched: set[str], theirs: dict[str, Any] | None, names: Names) -> str:
+def _seq_rows(state: State, touched: set[str], theirs: dict[str, SeqState] | None, names: Names) -> str:
     """A row per live sequence and per one finished now; past PAGE_SEQS, those the step touched (scheduled,
     finished, or different in the submission's state) come first and the rest are counted."""
     listed = [(where, s) for where, queue in (("running", state.running), ("waiting", state.waiting),
@@ -125,7 +126,7 @@ def _seq_rows(state: State, touched: set[str], theirs: dict[str, Any] | None, na
     if len(listed) > PAGE_SEQS:
         def differs(s: Seq) -> bool:
             got = theirs.get(s.seq_id) if theirs is not None else None
-            return theirs is not None and (not isinstance(got, dict) or got.get("num_computed") != s.num_computed)
+            return theirs is not None and (got is None or got.num_computed != s.num_computed)
         first = [x for x in listed if x[1].seq_id in touched or differs(x[1])][:PAGE_SEQS]
         kept = {id(s) for _, s in first}
         first += [x for x in listed if id(x[1]) not in kept][:PAGE_SEQS - len(first)]
@@ -139,66 +140,78 @@ def _seq_rows(state: State, touched: set[str], theirs: dict[str, Any] | None, na
     return "".join(rows)
 
 
-def _seq_row(s: Seq, where: str, theirs: dict[str, Any] | None, names: Names) -> str:
+def _seq_row(s: Seq, where: str, theirs: dict[str, SeqState] | None, names: Names) -> str:
     out = ", ".join(str(t) for t in s.output[-12:])
     more = f"... ({len(s.output) - 12} before) " if len(s.output) > 12 else ""
     cell = ""
     if theirs is not None:
         got = theirs.get(s.seq_id)
         mine = f"{s.num_computed}/{s.num_tokens}/{s.num_blocks}"
-        if not isinstance(got, dict):
+        if got is None:
             cell = '<td class="diff">(not seen)</td>'
         else:
-            text = f"{got.get('num_computed')}/{got.get('num_tokens')}/{got.get('num_blocks')}"
-            same = text == mine and list(got.get("output") or []) == list(s.output)
-            out_note = "" if list(got.get("output") or []) == list(s.output) else f" output {got.get('output')}"
+            text = f"{got.num_computed}/{got.num_tokens}/{got.num_blocks}"
+            same = text == mine and got.output == s.output
+            out_note = "" if got.output == s.output else f" output {list(got.output)}"
             cell = f'<td class="{"" if same else "diff"}">{shown(text + out_note)}</td>'
     return (f'<tr><th scope="row" style="--h:{hue(s.seq_id)}">{esc(names(s.seq_id))}</th><td>{where}</td>'
             f"<td>{s.num_computed}</td><td>{s.num_tokens}</td><td>{s.num_blocks}</td>"
             f"<td>[{esc(more + out)}]</td>{cell}</tr>")
 
 
-def _white_differs(state: State, got: dict[str, Any] | None) -> bool:
+def _white_differs(state: State, got: StepRecord | None) -> bool:
     """The submission's white-box state after update() differs from the spec's in a field the page shows."""
-    snap = got.get("after_update") if got is not None else None
-    if not isinstance(snap, dict) or not isinstance(snap.get("seqs"), dict):
+    snap = _snapshot(got)
+    if snap is None:
         return False
-    if snap.get("blocks_used") != state.blocks_used:
+    if snap.blocks_used != state.blocks_used:
         return True
     for s in state.seqs():
-        theirs = snap["seqs"].get(s.seq_id)
-        if not isinstance(theirs, dict) or [theirs.get("num_computed"), theirs.get("num_tokens"),
-                                            theirs.get("num_blocks"), list(theirs.get("output") or [])] != \
-                [s.num_computed, s.num_tokens, s.num_blocks, list(s.output)]:
+        theirs = snap.seqs.get(s.seq_id)
+        if theirs is None or (theirs.num_computed, theirs.num_tokens, theirs.num_blocks, theirs.output) != \
+                (s.num_computed, s.num_tokens, s.num_blocks, s.output):
             return True
     return False
 
 
-def _observed_step(observed: dict[str, Any] | None, i: int) -> dict[str, Any] | None:
+def _snapshot(got: StepRecord | None) -> Snapshot | None:
+    """The submission's state after update() at a step, where it was recorded and read."""
+    return got.after_update if got is not None and isinstance(got.after_update, Snapshot) else None
+
+
+def _observed_step(observed: Observed | None, i: int) -> StepRecord | None:
+    """The submission's step i (0-based); one with nothing recorded past the end of its run."""
     if observed is None:
         return None
-    steps = observed.get("steps") or []
-    return steps[i] if i < len(steps) else {}
+    return observed.steps[i] if i < len(observed.steps) else StepRecord(i + 1, ())
 
 
-def _submission_strips(observed: dict[str, Any] | None, num_blocks: int) -> list[Strip | None] | None:
+def _submission_strips(observed: Observed | None, num_blocks: int) -> list[Strip | None] | None:
     """Strips of the submission's white-box snapshots after each update(), where it exposes them."""
     if observed is None:
         return None
     pairs = []
-    for st in observed.get("steps") or []:
-        snap = st.get("after_update")
-        if not isinstance(snap, dict):
+    for st in observed.steps:
+        snap = _snapshot(st)
+        if snap is None:
             return None
-        seqs = snap.get("seqs") or {}
-        counts = {k: v.get("num_blocks", 0) for k, v in seqs.items() if isinstance(v, dict)}
-        if not all(type(v) is int and v >= 0 for v in counts.values()):
+        counts = {k: v.num_blocks for k, v in snap.seqs.items()}
+        if not all(v >= 0 for v in counts.values()):
             return None
-        pairs.append((list(snap.get("running") or []), counts))
+        pairs.append((list(snap.running), counts))
     return placed(pairs, num_blocks)
 
 
-def _section(step: Step, strips: tuple[Strip, Strip], got: dict[str, Any] | None, got_strip: Strip | None,
+def _batch(got: StepRecord) -> list[list[Any]] | None:
+    """schedule()'s batch as [seq_id, n] pairs (None: not recorded, or not a dict)."""
+    return None if not isinstance(got.schedule, tuple) else [list(p) for p in got.schedule]
+
+
+def _done(got: StepRecord) -> list[str] | None:
+    return None if not isinstance(got.finished, tuple) else list(got.finished)
+
+
+def _section(step: Step, strips: tuple[Strip, Strip], got: StepRecord | None, got_strip: Strip | None,
              diverges: bool, first: bool, names: Names) -> str:
     want_batch = [list(p) for p in step.batch]
     want_done = list(step.finished)
@@ -208,7 +221,7 @@ def _section(step: Step, strips: tuple[Strip, Strip], got: dict[str, Any] | None
     rows = [f'<tr><th scope="row">spec</th><td class="batch">{esc(names(batch_text(want_batch)))}</td>'
             f'<td class="done">[{esc(names(", ".join(want_done)))}]</td></tr>']
     if got is not None:
-        g_batch, g_done = got.get("schedule"), got.get("finished")
+        g_batch, g_done = _batch(got), _done(got)
         b_cls = "batch" + ("" if g_batch == want_batch else " diff")
         d_cls = "done" + ("" if g_done == want_done else " diff")
         g_done_text = "(no value)" if g_done is None else "[" + ", ".join(str(x) for x in g_done) + "]"
@@ -217,15 +230,15 @@ def _section(step: Step, strips: tuple[Strip, Strip], got: dict[str, Any] | None
                     '</tr>')
     s = step.after_update
     touched = set(step.finished) | {seq_id for seq_id, _ in step.batch}
-    snap = got.get("after_update") if got is not None else None
-    theirs = snap.get("seqs") if isinstance(snap, dict) and isinstance(snap.get("seqs"), dict) else None
+    snap = _snapshot(got)
+    theirs = snap.seqs if snap is not None else None
     extra_col = "<th>submission nc/nt/nb</th>" if theirs is not None else ""
     reasons = "".join(f'<li><code>{esc(e.rule)}</code> {esc(names(e.message))}</li>' for e in step.events)
     added = f'<p class="added">added before schedule(): {esc(names(", ".join(step.added)))}</p>' if step.added else ""
     got_strip_html = ("" if got_strip is None and got is None else
                       f'<h3>KV blocks (submission, placed from its num_blocks)</h3>'
                       f'{strip_html(got_strip, f"submission blocks after step {step.step}", "after update()", names)}'
-                      if got is not None and got.get("after_update") is not None else "")
+                      if snap is not None else "")
     return f"""<section class="{cls}" id="step-{step.step}" data-step="{step.step}">
 <h2>Step {step.step}{badge}</h2>{added}
 <table class="calls"><thead><tr><th></th><th>schedule()</th><th>update() finished</th></tr></thead>
@@ -245,16 +258,15 @@ preemptions {s.num_preemptions}</p>
 </section>"""
 
 
-def _diverges(step: Step, got: dict[str, Any] | None, finding: dict[str, Any] | None) -> bool:
+def _diverges(step: Step, got: StepRecord | None, finding: dict[str, Any] | None) -> bool:
     """Whether the submission's step differs from the spec's (or the finding is at it)."""
     if finding is not None and finding.get("step") == step.step:
         return True
-    return got is not None and (got.get("schedule") != [list(p) for p in step.batch]
-                                or got.get("finished") != list(step.finished)
+    return got is not None and (_batch(got) != [list(p) for p in step.batch] or _done(got) != list(step.finished)
                                 or _white_differs(step.after_update, got))
 
 
-def render_page(workload: Workload, observed: dict[str, Any] | None = None, title: str = "",
+def render_page(workload: Workload, observed: Observed | None = None, title: str = "",
                 finding: dict[str, Any] | None = None) -> str:
     """The whole page for one workload: the spec's run, and the submission's beside it when given."""
     trace: Trace = run_workload(workload)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -14,21 +13,23 @@ from conformance.adapters import SpecAdapter, load_target
 from conformance.checks.history import interleave, other_workload
 from conformance.drivers import run_workload
 from conformance.grading.observe import observed_trace
+from conformance.observed import Observed, ObservedError, json_schema
 from conformance.sandbox.run import run_in_sandbox
 from conformance.sandbox.types import Limits
 from spec.golden import golden_cases
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "trace-format.md"
 RAISES = ("class Scheduler(Scheduler):\n    def update(self):\n        if self.running:\n"
           "            raise ZeroDivisionError('x')\n        return super().update()\n")
 
 
+SHIPPED = ROOT / "conformance" / "schemas" / "observed.schema.json"
+
+
 def schema() -> dict:
-    block = re.search(r"```json observed-schema\n(.*?)\n```", DOC.read_text(), re.S)
-    assert block, "docs/trace-format.md has no ```json observed-schema block"
-    found = json.loads(block.group(1))
+    found = json.loads(SHIPPED.read_text())
     jsonschema.Draft202012Validator.check_schema(found)
+    assert found == json_schema(), "run `python -m conformance.observed > conformance/schemas/observed.schema.json`"
     return found
 
 
@@ -37,8 +38,10 @@ WORKLOADS = [c.workload for c in golden_cases()]
 
 
 def valid(observed: dict) -> None:
+    """The trace fits the schema, and reads back into the classes it was made from, to the same JSON."""
     errors = sorted(VALIDATOR.iter_errors(observed), key=lambda e: list(e.path))
     assert not errors, [f"{list(e.path)}: {e.message}" for e in errors[:3]]
+    assert Observed.from_json(observed).to_json() == observed
 
 
 def raising_submission(tmp_path: Path) -> Path:
@@ -88,3 +91,24 @@ def test_the_schema_refuses_the_old_dialects():
                 {**good, "error": {"kind": "exception", "exc_type": "ValueError", "step": 1, "call": "schedule",
                                    "message": "x"}}):
         assert list(VALIDATOR.iter_errors(bad)), bad.keys()
+        with pytest.raises(ObservedError):
+            Observed.from_json(bad)
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda o: o["steps"][0].update(step=0), "$.steps[0].step must be at least 1, got 0"),
+    (lambda o: o["steps"][0].update(schedule=[["a1", "2"]]), "$.steps[0].schedule[0][1] must be an integer, got '2'"),
+    (lambda o: o["steps"][0]["after_update"].pop("running"), "$.steps[0].after_update.running is missing"),
+    (lambda o: o.update(stop="finished"), "$.stop must be one of 'done', 'bound', 'error', got 'finished'"),
+    (lambda o: o.update(version=2), "$.version must be 1, got 2"),
+    (lambda o: o["workload"].pop("sample"), "$.workload.sample is missing"),
+    (lambda o: next(iter(o["steps"][0]["after_schedule"]["seqs"].values())).update(num_blocks=True),
+     "].num_blocks must be an integer, got True"),
+])
+def test_a_trace_read_back_names_the_field_and_the_value_that_are_wrong(change, said):
+    observed = json.loads(json.dumps(run_workload(WORKLOADS[0], load_target("impl"))))
+    change(observed)
+    with pytest.raises(ObservedError) as e:
+        Observed.from_json(observed)
+    assert said in str(e.value)
+    assert list(VALIDATOR.iter_errors(observed)), "the schema refuses it too"

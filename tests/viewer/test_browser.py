@@ -12,11 +12,17 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters import load_target
-from conformance.drivers import run_workload as observe
+from conformance.drivers import run_workload as drive
+from conformance.observed import Observed
 from conformance.viewer.page import render_page
 from conformance.viewer.strips import spec_strips
 from spec.golden import case_named, golden_cases
 from spec.trace import run_workload
+
+
+def observe(*args, **kwargs):
+    """The run as the viewer takes it: the driver's observed trace, read into its classes."""
+    return Observed.from_json(drive(*args, **kwargs))
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -133,8 +139,9 @@ def test_a_long_runs_page_steps_by_step_number_through_the_steps_it_holds(browse
     from conformance.workloads import reach
 
     w = reach.blocked_head(2**10 + 1)
-    observed = observe(w, load_target("impl"))
-    observed["steps"][699]["schedule"] = [["x", 1]]  # the submission leaves the spec's path at step 700
+    raw = drive(w, load_target("impl"))
+    raw["steps"][699]["schedule"] = [["x", 1]]  # the submission leaves the spec's path at step 700
+    observed = Observed.from_json(raw)
     total = len(run_workload(w).steps)
     open_page(browser, tmp_path, render_page(w, observed))
     [section] = visible_sections(browser)

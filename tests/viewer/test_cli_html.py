@@ -26,3 +26,26 @@ def test_check_writes_the_page_of_the_shown_counterexample(tmp_path, capsys):
     assert main(["check", str(ROOT / "examples/p07_buggy/p07_scheduler.py"), "--quiet", "--html", str(out)]) == 1
     assert f"wrote {out}" in capsys.readouterr().out
     assert divergent_steps(out.read_text())[0] == "2"
+
+
+def test_view_shows_a_run_recorded_elsewhere_from_its_observed_trace_and_names_a_wrong_field(tmp_path, capsys):
+    """An observed trace on disk (an engine's run, written by conformance.observed Observed.to_json) is drawn
+    beside the spec without running anything; one that is not of the format is refused with the field."""
+    import json
+
+    from conformance.adapters import load_target
+    from conformance.drivers import run_workload
+    from conformance.observed import Observed
+    from spec.trace import load_workload
+
+    w = load_workload(str(VECTOR))
+    recorded = Observed.from_json(run_workload(w, load_target(str(ROOT / "conformance/mutants/victim_first.py"))))
+    trace, out = tmp_path / "run.json", tmp_path / "v.html"
+    trace.write_text(json.dumps(recorded.to_json()))
+    assert main(["view", str(trace), "--html", str(out)]) == 0
+    assert divergent_steps(out.read_text()), "the recorded run differs from the spec, and the page shows where"
+    bad = recorded.to_json()
+    bad["steps"][0]["finished"] = "a1"
+    trace.write_text(json.dumps(bad))
+    assert main(["view", str(trace), "--html", str(out)]) == 2
+    assert "$.steps[0].finished must be an array, got 'a1'" in capsys.readouterr().err

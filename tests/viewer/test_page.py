@@ -5,11 +5,17 @@ from html.parser import HTMLParser
 import pytest
 
 from conformance.adapters import load_target
-from conformance.drivers import run_workload as observe
+from conformance.drivers import run_workload as drive
+from conformance.observed import Observed
 from conformance.viewer.page import Names, render_page
 from spec.golden import golden_cases
 from spec.model import Config
 from spec.trace import Request, make_workload, run_workload
+
+
+def observe(*args, **kwargs):
+    """The run as the viewer takes it: the driver's observed trace, read into its classes."""
+    return Observed.from_json(drive(*args, **kwargs))
 
 
 class Outline(HTMLParser):
@@ -50,9 +56,9 @@ def test_every_step_is_a_static_section_and_nothing_is_fetched(case):
 def test_what_a_submission_returns_is_escaped_and_cut():
     w = make_workload(Config(4, 2, 2, 4), [Request("a1", 2, 1)])
     hostile = "<img src=x onerror=alert(1)>" * 50
-    observed = observe(w, load_target("impl", None))
+    observed = drive(w, load_target("impl", None))
     observed["steps"][0]["schedule"] = [[hostile, 2]]
-    page = render_page(w, observed, finding={"check": "differential", "step": 1, "rule": "P2",
+    page = render_page(w, Observed.from_json(observed), finding={"check": "differential", "step": 1, "rule": "P2",
                                              "message": "<script>alert(1)</script>"})
     assert "<img src=x" not in page and "<script>alert" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "more characters" in page
@@ -110,9 +116,10 @@ def test_a_long_run_shows_its_first_steps_and_those_around_the_divergence_and_sa
     from conformance.workloads import reach
 
     w = reach.blocked_head(2**10 + 1)
-    observed = observe(w, load_target("impl", None))
+    raw = drive(w, load_target("impl", None))
     k = 700
-    observed["steps"][k - 1]["schedule"] = [["x", 1]]  # the submission leaves the spec's path at step k
+    raw["steps"][k - 1]["schedule"] = [["x", 1]]  # the submission leaves the spec's path at step k
+    observed = Observed.from_json(raw)
     o = outline(render_page(w, observed))
     steps = [int(s["data-step"]) for s in o.sections]
     assert steps[:3] == [1, 2, 3] and k in steps and len(steps) < 2**5, steps
