@@ -24,17 +24,54 @@ def test_spec_and_impl_pass_the_quick_profile_with_zero_findings(target):
 
 @pytest.fixture(scope="module")
 def checked_buggy(tmp_path_factory):
-    """One `check BUGGY --quiet --json a.json --trace-dir t` (seconds), for the tests that read what it printed, its
-    JSON and its traces: (exit code, what it printed, the folder of a.json and t/)."""
+    """One `check BUGGY --quiet --json a.json --trace-dir t --html p.html` (seconds), for the tests that read what it
+    printed, its JSON, its traces and its page: (exit code, what it printed, the folder of a.json, t/ and p.html,
+    and what it loaded and showed: watched())."""
     folder = tmp_path_factory.mktemp("buggy")
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        code = main(["check", BUGGY, "--quiet", "--json", str(folder / "a.json"), "--trace-dir", str(folder / "t")])
-    return code, printed.getvalue(), folder
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        seen = watched(patch)
+        code = main(["check", BUGGY, "--quiet", "--json", str(folder / "a.json"), "--trace-dir", str(folder / "t"),
+                     "--html", str(folder / "p.html")])
+    return code, printed.getvalue(), folder, seen
+
+
+def watched(patch: pytest.MonkeyPatch) -> dict[str, list[object]]:
+    """Record, while `patch` holds, which module loads the submission, and the run the step table and the page
+    each show."""
+    import conformance.adapters as adapters
+    import conformance.cli.check as check_cli
+    import conformance.reports.traces as traces
+    import conformance.suite as suite
+    import conformance.viewer.page as page
+
+    seen: dict[str, list[object]] = {"loads": [], "table": [], "page": []}
+    real, real_table, real_page = adapters.load_target, traces.render, page.render_page
+
+    def counting(where: str):  # type: ignore[no-untyped-def]
+        def load(target: str, adapter: str | None = None):  # type: ignore[no-untyped-def]
+            seen["loads"].append(where)
+            return real(target, adapter)
+        return load
+
+    def table(cx, observed):  # type: ignore[no-untyped-def]
+        seen["table"].append(observed)
+        return real_table(cx, observed)
+
+    def html(workload, observed, **kw):  # type: ignore[no-untyped-def]
+        seen["page"].append(observed)
+        return real_page(workload, observed, **kw)
+
+    patch.setattr(adapters, "load_target", counting("elsewhere"))
+    for module in (suite, traces, check_cli):
+        patch.setattr(module, "load_target", counting(module.__name__), raising=False)
+    patch.setattr(check_cli, "render", table)
+    patch.setattr(page, "render_page", html)
+    return seen
 
 
 def test_check_exit_codes_and_byte_identical_json(tmp_path, checked_buggy):
-    code, out, folder = checked_buggy
+    code, out, folder, _ = checked_buggy
     a, b = folder / "a.json", tmp_path / "b.json"
     assert code == 1
     assert "FAIL  differential: step 2" in out and "[P2.stop]" in out and ">>" in out
@@ -76,44 +113,13 @@ def test_counterexample_replays_and_its_pytest_file_reproduces_the_failure(tmp_p
             del os.environ["SCHEDCHECK_SUBMISSION"]
 
 
-def test_check_loads_the_submission_once_beside_the_suite_and_shows_the_run_replay_shows(tmp_path, monkeypatch):
+def test_check_loads_the_submission_once_beside_the_suite_and_shows_the_run_replay_shows(checked_buggy):
     """The CLI adds one load to the suite's: the fresh copy the counterexample is replayed on, whose run the step
     table and the page both show (they ran the submission again, each on copies of their own, and the page after
     the table's run); whether methods are still to write is read from the suite's copy."""
-    import conformance.adapters as adapters
-    import conformance.cli.check as check_cli
-    import conformance.reports.traces as traces
-    import conformance.suite as suite
-    import conformance.viewer.page as page
-
-    loads: list[str] = []
-
-    def counting(where: str):  # type: ignore[no-untyped-def]
-        def load(target: str, adapter: str | None = None):  # type: ignore[no-untyped-def]
-            loads.append(where)
-            return real(target, adapter)
-        return load
-
-    real = adapters.load_target
-    monkeypatch.setattr(adapters, "load_target", counting("elsewhere"))
-    for module in (suite, traces, check_cli):
-        monkeypatch.setattr(module, "load_target", counting(module.__name__), raising=False)
-    shown: list[object] = []
-    real_table, real_page = traces.render, page.render_page
-
-    def table(cx, observed):  # type: ignore[no-untyped-def]
-        shown.append(observed)
-        return real_table(cx, observed)
-
-    def html(workload, observed, **kw):  # type: ignore[no-untyped-def]
-        shown.append(observed)
-        return real_page(workload, observed, **kw)
-
-    monkeypatch.setattr(check_cli, "render", table)
-    monkeypatch.setattr(page, "render_page", html)
-    with contextlib.redirect_stdout(io.StringIO()):
-        code = main(["check", BUGGY, "--quiet", "--html", str(tmp_path / "p.html")])
+    code, _, _, seen = checked_buggy
     assert code == 1
-    assert sorted(loads) == ["conformance.reports.traces", "conformance.suite"], loads
-    assert len(shown) == 2 and shown[0] is not None and shown[0]["steps"], "the table shows no run of the submission"
-    assert shown[1].to_json() == shown[0], "the page shows another run than the table"
+    assert sorted(seen["loads"]) == ["conformance.reports.traces", "conformance.suite"], seen["loads"]
+    [table], [shown] = seen["table"], seen["page"]
+    assert table is not None and table["steps"], "the table shows no run of the submission"
+    assert shown.to_json() == table, "the page shows another run than the table"
