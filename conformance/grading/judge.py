@@ -38,7 +38,7 @@ from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import held_out_notes, in_scope, run_notes, score_item
 from conformance.grading.stateful import machine_cases
 from conformance.grading.tables import markdown_table
-from conformance.sandbox.budget import keep_for_later
+from conformance.sandbox.budget import topped_up
 from conformance.sandbox.isolation import LEVELS
 from conformance.sandbox.program import is_wire
 from conformance.sandbox.run import run_in_sandbox
@@ -257,13 +257,13 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
     if rubric.held_out:  # the submission's own, in a run of their own: the public runs are the same for all
         key = submission_key(held_out_seed()[0], submission_bytes(entry.module))
         held, held_runs = held_out_part(key, rubric.held_out, rubric.policy)
-    with keep_for_later(len(held_runs) / (len(runs) + len(held_runs))):  # too slow, it loses some of each part
-        result = run_corpus_sandboxed(entry.module, runs, rubric)
+    result = run_corpus_sandboxed(entry.module, runs, rubric)
     if result.load_error is not None:
         return does_not_load(entry, rubric, result, begun)
     parts = [(public, runs, result)]
-    if held_runs:
-        parts.append((held, held_runs, run_corpus_sandboxed(entry.module, held_runs, rubric)))
+    if held_runs:  # too slow for the budget, a submission loses about the same share of each part
+        with topped_up(len(held_runs) / len(runs)):
+            parts.append((held, held_runs, run_corpus_sandboxed(entry.module, held_runs, rubric)))
     cases: tuple[Case, ...] = ()
     verdicts: list[dict[str, Finding | None]] = []
     ran: tuple[WorkloadResult, ...] = ()

@@ -29,7 +29,7 @@ class Budget:
     restarts: int = RESTARTS  # fresh children after a crash or timeout: a count, so the cut is the same every run
     cpu_used: float = 0.0
     restarts_used: int = 0
-    kept: float = 0.0  # CPU seconds the runs now drawing may not spend: kept for later runs (keep_for_later)
+    extra: float = 0.0  # CPU seconds the runs now drawing may spend beyond cpu_seconds (topped_up)
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -38,7 +38,7 @@ class Budget:
 
     def left(self, now_cpu: float = 0.0) -> bool:
         """Whether CPU remains, counting `now_cpu` seconds of the child running now."""
-        return (self.cpu_used + now_cpu < self.cpu_seconds - self.kept and self.restarts_used <= self.restarts
+        return (self.cpu_used + now_cpu < self.cpu_seconds + self.extra and self.restarts_used <= self.restarts
                 and time.monotonic() < self.deadline)
 
     def restarts_spent(self) -> bool:
@@ -46,7 +46,8 @@ class Budget:
         return self.restarts_used > self.restarts and self.cpu_used < self.cpu_seconds
 
     def why(self) -> str:
-        return (f"the submission's total budget for all its runs ({self.cpu_seconds:g} s of CPU, "
+        more = f" and {self.extra:.3g} s more for these runs" if self.extra else ""
+        return (f"the submission's total budget for all its runs ({self.cpu_seconds:g} s of CPU{more}, "
                 f"{self.restarts} restarts after a crash or timeout, {self.wall_seconds:g} s of wall time) was spent")
 
 
@@ -72,23 +73,24 @@ def submission_budget(cpu_seconds: float, wall_seconds: float) -> Iterator[Budge
 
 
 @contextlib.contextmanager
-def keep_for_later(share: float) -> Iterator[None]:
-    """Inside this block, runs may spend only 1 - `share` of the CPU the current budget has left: the rest is
-    kept for the runs after it (none kept outside a submission_budget).
+def topped_up(share: float) -> Iterator[None]:
+    """Inside this block, runs may spend `share` of the budget's CPU beyond it, besides what is left (nothing
+    changes outside a submission_budget).
 
     A grade's held-out cases run after its public ones and count in every item (an item scores the lower of the
-    two pass rates): a submission slower than its budget, cut wherever its CPU ran out, lost every held-out case
-    at once. Kept in proportion to their runs, the cut costs each part about the same share of its cases."""
+    two pass rates). A submission slower than its budget, cut where its CPU ran out, lost every held-out case at
+    once, and so every item's points. With an allowance of their own, in proportion to their runs, the held-out
+    runs are cut about as deep as the public ones, and the public runs keep the whole budget, as before."""
     budget = current()
-    if budget is None or not 0 < share < 1:
+    if budget is None or not share > 0:
         yield
         return
-    before = budget.kept
-    budget.kept = before + share * max(0.0, budget.cpu_seconds - before - budget.cpu_used)
+    before = budget.extra
+    budget.extra = max(0.0, budget.cpu_used - budget.cpu_seconds) + share * budget.cpu_seconds
     try:
         yield
     finally:
-        budget.kept = before
+        budget.extra = before
 
 
 def remove_tree(path: str) -> None:
