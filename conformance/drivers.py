@@ -219,6 +219,28 @@ def min_steps(workload: Workload) -> int:
     return -(-tokens // workload.config.max_num_batched_tokens)
 
 
+def fewest_steps(workload: Workload) -> int:
+    """A lower bound on the steps of any run of `workload`, whatever the budgets: a sequence samples one token
+    per step, from the step it arrives in, until its max_tokens or its first eos."""
+    eos_at = dict(workload.sample.eos_at)
+    return max((r.arrival - 1 + min([r.max_tokens, *(k + 1 for k in eos_at.get(r.seq_id, ()))])
+                for r in workload.requests), default=0)
+
+
+LONGEST_RUN = 2**16  # steps of the longest spec run a command reads from a user's file (a 200-byte file can ask
+# for 10**9); the corpus's longest is 2**11 + 1
+
+
+def too_long(workload: Workload, source: str) -> str | None:
+    """Why the spec will not be run on `workload` from `source` (None: it will): a run that takes more than
+    LONGEST_RUN steps, whatever its budgets, holds every step's state."""
+    fewest = fewest_steps(workload)
+    if fewest <= LONGEST_RUN:
+        return None
+    return (f"{source}: its run takes at least {fewest:,} steps (a request's arrival plus its max_tokens), more than "
+            f"the {LONGEST_RUN:,} this command runs the spec for; shorten it")
+
+
 def runnable(workload: Workload) -> bool:
     """Whether the spec itself can run `workload` in reasonable time (a shrinker's candidate may not be).
 

@@ -190,7 +190,8 @@ def _load(hint: Any, value: object, path: str) -> Any:
         fields = {f.name: f for f in dataclasses.fields(hint)}
         extra = sorted(set(value) - set(fields))
         if extra:
-            raise ObservedError(f"{path}.{extra[0]} is not a field of {hint.__name__} (docs/trace-format.md)")
+            raise ObservedError(f"{path}.{_shown(extra[0])[1:-1]} is not a field of {hint.__name__} "
+                                "(docs/trace-format.md)")
         hints, kwargs = _hints(hint), {}
         for name, f in fields.items():
             if name not in value:
@@ -235,7 +236,7 @@ def _load(hint: Any, value: object, path: str) -> Any:
             raise ObservedError(f"{path} must be an object, got {_shown(value)}")
         if args[1] is Any:
             return value
-        return {k: _load(args[1], v, f"{path}[{k!r}]") for k, v in value.items()}
+        return {k: _load(args[1], v, f"{path}[{_shown(k)}]") for k, v in value.items()}
     if hint in (int, str, bool):
         if type(value) is not hint:  # a bool is no int here, as in the schema
             raise ObservedError(f"{path} must be {_names((hint,))}, got {_shown(value)}")

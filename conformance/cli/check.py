@@ -131,7 +131,7 @@ def write_html(out: str, workload: Workload, observed: dict[str, Any] | None, fi
     from conformance.viewer.page import render_page
 
     run = Observed.from_json(observed) if observed is not None else None
-    Path(out).write_text(render_page(workload, run, title=title, finding=finding), encoding="utf-8")
+    Path(out).write_bytes(render_page(workload, run, title=title, finding=finding).encode("utf-8", "replace"))
     return out
 
 

@@ -20,6 +20,7 @@ from conformance.checks.history import parse_prelude
 from conformance.checks.workload import probe_white_box, replay
 from conformance.cli.check import write_html
 from conformance.cli.policy import add_policy_argument
+from conformance.drivers import too_long
 from conformance.reports.report import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, Counterexample
 from conformance.reports.traces import render
 from conformance.wire import cli as wire
@@ -54,6 +55,9 @@ def main(args: argparse.Namespace) -> int:
         parse_prelude(prelude)
         times = history.repeats(prelude)
         history.group_of(prelude)
+        why = too_long(workload, args.trace)
+        if why is not None:
+            raise ValueError(why)
     except (SpecError, KeyError, TypeError, AttributeError, ValueError) as e:
         print(f"schedcheck: {args.trace}: {e!r}; pass a workload or a trace written by schedcheck check "
               "--trace-dir", file=sys.stderr)

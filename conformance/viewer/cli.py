@@ -42,16 +42,27 @@ def load_source(source: str) -> tuple[Workload, dict[str, Any] | None, Observed 
         return case_named(source).workload, None, None
     try:
         obj = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise SpecError(f"cannot read {source!r}: {e}; give a workload, trace or counterexample JSON file") from None
+    except (OSError, ValueError, RecursionError) as e:
+        raise SpecError(f"cannot read {source!r}: {str(e)[:200]}; give a workload, trace or counterexample JSON "
+                        "file") from None
     finding = obj.get("finding") if isinstance(obj, dict) else None
     if isinstance(obj, dict) and obj.get("format") == "schedcheck/observed":
         try:
             observed = Observed.from_json(obj)
         except ObservedError as e:
             raise SpecError(f"{source}: {e}") from None
-        return workload_from_json(observed.workload), None, observed
-    return workload_from_json(obj), finding if isinstance(finding, dict) else None, None
+        return checked(workload_from_json(observed.workload), source), None, observed
+    return checked(workload_from_json(obj), source), finding if isinstance(finding, dict) else None, None
+
+
+def checked(workload: Workload, source: str) -> Workload:
+    """`workload`, unless its spec run is too long to hold every step (a small file can ask for 10**9)."""
+    from conformance.drivers import too_long
+
+    why = too_long(workload, source)
+    if why is not None:
+        raise SpecError(why)
+    return workload
 
 
 def main(args: argparse.Namespace) -> int:
@@ -72,7 +83,12 @@ def main(args: argparse.Namespace) -> int:
             print(f"schedcheck view: cannot load {args.path}: {e}", file=sys.stderr)
             return EXIT_USAGE
         observed = Observed.from_json(run_workload(workload, factory, white_box=True))
-    page = render_page(workload, observed, title=Path(args.source).stem, finding=finding)
-    Path(args.html).write_text(page)
-    print(f"wrote {args.html} ({len(page.encode()) // 1024} KiB); open it in a browser")
+    try:
+        page = render_page(workload, observed, title=Path(args.source).stem, finding=finding)
+    except SpecError as e:  # a request that can never fit, an arrival of 0: the spec refuses to run it
+        print(f"schedcheck view: {args.source}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    data = page.encode("utf-8", "replace")  # an id may hold a lone surrogate, which no UTF-8 file can
+    Path(args.html).write_bytes(data)
+    print(f"wrote {args.html} ({len(data) // 1024} KiB); open it in a browser")
     return 0

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ MAX_SHOWN = 200  # characters of any one value from a submission, before it is c
 PAGE_STEPS = 2**6  # steps a page shows in full; a longer run shows its first ones and those around the divergence
 PAGE_SEQS = 2**6  # sequences a step's table lists (a crowd's 2**11 rows per step made pages of megabytes)
 ID_SHOWN = 2**5  # characters of an id shown as they are; a longer one is cut to its ends and a digest
+PAGE_CELLS = 2**8  # cells a strip draws (runs of one holder folded); past it the strip says so, the table counts
 
 
 class Names:
@@ -41,15 +43,18 @@ class Names:
     the whole, so distinct ids stay distinct and an id of 2**16 characters costs a few bytes per mention."""
 
     def __init__(self, ids: Sequence[str]) -> None:
-        self.long = {i: f"{i[:12]}…{i[-8:]}#{hashlib.sha256(i.encode()).hexdigest()[:6]}"
+        self.long = {i: f"{i[:12]}…{i[-8:]}#{hashlib.sha256(i.encode('utf-8', 'replace')).hexdigest()[:6]}"
                      for i in ids if len(i) > ID_SHOWN}
+        # one pass over a text finds them all, longest first where one id holds another
+        self.pattern = re.compile("|".join(map(re.escape, sorted(self.long, key=len, reverse=True)))) \
+            if self.long else None
 
     def __call__(self, text: str) -> str:
-        """`text` with every long id in it replaced by its short name (longest first: one may hold another)."""
-        for i in sorted(self.long, key=len, reverse=True):
-            if i in text:
-                text = text.replace(i, self.long[i])
-        return text
+        """`text` (an id, or a text that names ids) with every long id in it replaced by its short name."""
+        if self.pattern is None:
+            return text
+        short = self.long.get(text)
+        return short if short is not None else self.pattern.sub(lambda m: self.long[m.group(0)], text)
 
     def legend(self) -> str:
         if not self.long:
@@ -96,9 +101,12 @@ def strip_html(strip: Strip | None, label: str, caption: str, names: Names) -> s
     if strip == UNDRAWN:
         return (f'<div class="strip" aria-label="{esc(label)}">{head}<span class="blk free">not drawn: the cache '
                 f'has more than {MAX_DRAWN} blocks (the counts are in the table)</span></div>')
-    cells = []
+    cells: list[str] = []
     i = 0
     while i < len(strip):
+        if len(cells) == PAGE_CELLS:
+            return (f'<div class="strip" aria-label="{esc(label)}">{head}<span class="blk free">not drawn: more '
+                    f'than {PAGE_CELLS} runs of blocks (the counts are in the table)</span></div>')
         j = i
         while j < len(strip) and strip[j] == strip[i]:
             j += 1
@@ -186,12 +194,14 @@ def _observed_step(observed: Observed | None, i: int) -> StepRecord | None:
     return observed.steps[i] if i < len(observed.steps) else StepRecord(i + 1, ())
 
 
-def _submission_strips(observed: Observed | None, num_blocks: int) -> list[Strip | None] | None:
-    """Strips of the submission's white-box snapshots after each update(), where it exposes them."""
+def _submission_strips(observed: Observed | None, num_blocks: int, keep: set[int], last: int
+                        ) -> list[Strip | None] | None:
+    """Strips of the submission's white-box snapshots after each update(), where it exposes them, drawn for the
+    steps in `keep` only, and placed up to step `last` (the spec's last: no later step is shown)."""
     if observed is None:
         return None
     pairs = []
-    for st in observed.steps:
+    for st in observed.steps[:last]:
         snap = _snapshot(st)
         if snap is None:
             return None
@@ -199,7 +209,7 @@ def _submission_strips(observed: Observed | None, num_blocks: int) -> list[Strip
         if not all(v >= 0 for v in counts.values()):
             return None
         pairs.append((list(snap.running), counts))
-    return placed(pairs, num_blocks)
+    return placed(pairs, num_blocks, keep)
 
 
 def _batch(got: StepRecord) -> list[list[Any]] | None:
@@ -218,8 +228,8 @@ def _section(step: Step, strips: tuple[Strip, Strip], got: StepRecord | None, go
     cls = "step diverges" if diverges else "step"
     badge = ' <span class="badge">first divergence</span>' if first else (
         ' <span class="badge soft">differs</span>' if diverges else "")
-    rows = [f'<tr><th scope="row">spec</th><td class="batch">{esc(names(batch_text(want_batch)))}</td>'
-            f'<td class="done">[{esc(names(", ".join(want_done)))}]</td></tr>']
+    rows = [f'<tr><th scope="row">spec</th><td class="batch">{shown(names(batch_text(want_batch)))}</td>'
+            f'<td class="done">{shown(names("[" + ", ".join(want_done) + "]"))}</td></tr>']
     if got is not None:
         g_batch, g_done = _batch(got), _done(got)
         b_cls = "batch" + ("" if g_batch == want_batch else " diff")
@@ -233,8 +243,11 @@ def _section(step: Step, strips: tuple[Strip, Strip], got: StepRecord | None, go
     snap = _snapshot(got)
     theirs = snap.seqs if snap is not None else None
     extra_col = "<th>submission nc/nt/nb</th>" if theirs is not None else ""
-    reasons = "".join(f'<li><code>{esc(e.rule)}</code> {esc(names(e.message))}</li>' for e in step.events)
-    added = f'<p class="added">added before schedule(): {esc(names(", ".join(step.added)))}</p>' if step.added else ""
+    reasons = "".join(f'<li><code>{esc(e.rule)}</code> {shown(names(e.message))}</li>'
+                      for e in step.events[:PAGE_SEQS])
+    if len(step.events) > PAGE_SEQS:
+        reasons += f"<li>... and {len(step.events) - PAGE_SEQS} more</li>"
+    added = f'<p class="added">added before schedule(): {shown(names(", ".join(step.added)))}</p>' if step.added else ""
     got_strip_html = ("" if got_strip is None and got is None else
                       f'<h3>KV blocks (submission, placed from its num_blocks)</h3>'
                       f'{strip_html(got_strip, f"submission blocks after step {step.step}", "after update()", names)}'
@@ -248,8 +261,8 @@ def _section(step: Step, strips: tuple[Strip, Strip], got: StepRecord | None, go
 {strip_html(strips[1], f"spec blocks after step {step.step} update", "after update()", names)}
 {got_strip_html}
 <p class="queues">blocks_used <b>{s.blocks_used}</b> of {s.config.num_blocks} &middot;
-waiting <span class="q">[{esc(names(", ".join(q.seq_id for q in s.waiting)))}]</span> &middot;
-running <span class="q">[{esc(names(", ".join(q.seq_id for q in s.running)))}]</span> &middot;
+waiting <span class="q">{shown(names("[" + ", ".join(q.seq_id for q in s.waiting) + "]"))}</span> &middot;
+running <span class="q">{shown(names("[" + ", ".join(q.seq_id for q in s.running) + "]"))}</span> &middot;
 preemptions {s.num_preemptions}</p>
 <table class="seqs"><thead><tr><th>seq</th><th>queue</th><th>num_computed</th><th>num_tokens</th>
 <th>num_blocks</th><th>output</th>{extra_col}</tr></thead><tbody>{_seq_rows(s, touched, theirs, names)}</tbody>
@@ -271,12 +284,13 @@ def render_page(workload: Workload, observed: Observed | None = None, title: str
     """The whole page for one workload: the spec's run, and the submission's beside it when given."""
     trace: Trace = run_workload(workload)
     names = Names([r.seq_id for r in workload.requests])
-    strips = spec_strips(trace)
-    got_strips = _submission_strips(observed, workload.config.num_blocks)
     diverging = [_diverges(step, _observed_step(observed, i), finding) for i, step in enumerate(trace.steps)]
     first_bad = next((step.step for step, bad in zip(trace.steps, diverging, strict=True) if bad), None)
     total = len(trace.steps)
     window: list[int | None] = list(range(1, total + 1)) if total <= PAGE_STEPS else shown_steps(total, first_bad)
+    keep = {k for k in window if k is not None}
+    strips = spec_strips(trace, keep)
+    got_strips = _submission_strips(observed, workload.config.num_blocks, keep, total)
     sections, ribbon = [], []
     for j, k in enumerate(window):
         if k is None:

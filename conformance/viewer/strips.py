@@ -13,7 +13,7 @@ white-box snapshots.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from spec.model import State
@@ -21,6 +21,16 @@ from spec.trace import Trace
 
 FREE = "·"
 Strip = tuple[str | None, ...]  # block index -> the seq_id holding it, None when free
+
+
+class _Every:
+    """Every step: what spec_strips and placed draw unless told which."""
+
+    def __contains__(self, step: object) -> bool:
+        return True
+
+
+EVERY: Container[int] = _Every()
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +78,10 @@ class Blocks:
         return tuple(self.owner)
 
 
-def spec_strips(trace: Trace) -> tuple[StepStrips, ...]:
+def spec_strips(trace: Trace, keep: Container[int] = EVERY) -> tuple[StepStrips, ...]:
     """Replay the card's allocator over the spec's decisions, in the order the spec made them (UNDRAWN strips
-    for a cache of more than MAX_DRAWN blocks)."""
+    for a cache of more than MAX_DRAWN blocks). Only the steps in `keep` are drawn (the others' strips are
+    empty): a page of a long run shows a few of its steps, and a strip of every step held them all at once."""
     if trace.workload.config.num_blocks > MAX_DRAWN:
         return tuple(StepStrips(step.step, UNDRAWN, UNDRAWN) for step in trace.steps)
     blocks = Blocks(trace.workload.config.num_blocks)
@@ -88,13 +99,14 @@ def spec_strips(trace: Trace) -> tuple[StepStrips, ...]:
                 blocks.resize(e.seq_id, seq.num_blocks)
                 if e.rule == "P2":
                     running.append(e.seq_id)
-        after_schedule = blocks.strip()
+        after_schedule = blocks.strip() if step.step in keep else ()
         _agree(blocks, step.after_schedule, step.step, "schedule")
         for seq_id in step.finished:  # U.finish: the blocks go back
             blocks.resize(seq_id, 0)
             running.remove(seq_id)
         _agree(blocks, step.after_update, step.step, "update")
-        out.append(StepStrips(step.step, after_schedule, blocks.strip()))
+        out.append(StepStrips(step.step, after_schedule, blocks.strip()) if step.step in keep else
+                   StepStrips(step.step, (), ()))
     return tuple(out)
 
 
@@ -106,7 +118,8 @@ def _agree(blocks: Blocks, state: State, step: int, call: str) -> None:
                                  f"{blocks.count(seq.seq_id)} blocks, the spec {seq.num_blocks}")
 
 
-def placed(snapshots: Iterable[tuple[Sequence[str], Mapping[str, int]]], num_blocks: int) -> list[Strip | None]:
+def placed(snapshots: Iterable[tuple[Sequence[str], Mapping[str, int]]], num_blocks: int,
+           keep: Container[int] = EVERY) -> list[Strip | None]:
     """Place a submission's block counts, one (running order, seq_id -> num_blocks) pair per call.
 
     A snapshot does not say in which order a step grew and freed, so the order is
@@ -114,13 +127,14 @@ def placed(snapshots: Iterable[tuple[Sequence[str], Mapping[str, int]]], num_blo
     free blocks happens first (phase 1 grows before it preempts), then counts that
     drop give their blocks back, then the growths that had to wait for them. A
     conforming submission's strips then equal the spec's. A pair whose counts
-    overrun the cache has no picture (None), and placing goes on from the next pair.
+    overrun the cache has no picture (None), and placing goes on from the next pair. Only the steps in `keep`
+    (numbered from 1) are drawn; the others' strips are empty.
     """
     if num_blocks > MAX_DRAWN:
         return [UNDRAWN for _ in snapshots]
     blocks = Blocks(num_blocks)
     out: list[Strip | None] = []
-    for running, counts in snapshots:
+    for step, (running, counts) in enumerate(snapshots, start=1):
         order = [*running, *sorted(set(counts) - set(running))]
         waiting_for_room = []
         for seq_id in order:
@@ -140,7 +154,7 @@ def placed(snapshots: Iterable[tuple[Sequence[str], Mapping[str, int]]], num_blo
             out.append(None)
             blocks = Blocks(num_blocks)
             continue
-        out.append(blocks.strip())
+        out.append(blocks.strip() if step in keep else ())
     return out
 
 

@@ -49,3 +49,26 @@ def test_view_shows_a_run_recorded_elsewhere_from_its_observed_trace_and_names_a
     trace.write_text(json.dumps(bad))
     assert main(["view", str(trace), "--html", str(out)]) == 2
     assert "$.steps[0].finished must be an array, got 'a1'" in capsys.readouterr().err
+
+
+def test_view_refuses_a_small_file_asking_for_a_run_of_a_billion_steps_and_any_workload_the_spec_refuses(tmp_path,
+                                                                                                          capsys):
+    """A 200-byte workload (one arrival at step 10**9, or max_tokens 10**6) made the spec hold every step: killed at
+    60 s with 2 to 12 GB; a request that can never fit raised a traceback from inside the page (outside attacker)."""
+    import json
+
+    from spec.model import Config
+    from spec.trace import Request, make_workload, workload_to_json
+
+    def file_of(*requests: Request, num_blocks: int = 8) -> str:
+        path = tmp_path / "w.json"
+        path.write_text(json.dumps(workload_to_json(make_workload(Config(num_blocks, 4, 2, 16), requests))))
+        return str(path)
+
+    for requests, said in (((Request("a1", 2, 2, arrival=10**9),), "at least 1,000,000,001 steps"),
+                           ((Request("a1", 2, 10**6),), "at least 1,000,000 steps")):
+        assert main(["view", file_of(*requests), "--html", str(tmp_path / "v.html")]) == 2
+        assert said in capsys.readouterr().err
+    assert main(["view", file_of(Request("a1", 100, 2), num_blocks=2), "--html", str(tmp_path / "v.html")]) == 2
+    err = capsys.readouterr().err
+    assert "can never be scheduled" in err and "Traceback" not in err

@@ -137,3 +137,18 @@ def test_the_viewer_docs_give_the_pages_limits_as_the_code_has_them() -> None:
     assert f"a step lists at most {page.PAGE_SEQS} sequences" in text
     assert f"an id longer than {page.ID_SHOWN} characters" in text
     assert f"cut to {page.MAX_SHOWN} characters" in text
+    assert f"a strip draws at most {page.PAGE_CELLS} runs of blocks" in text
+    from conformance.drivers import LONGEST_RUN
+    assert LONGEST_RUN == 2**16 and "a workload whose run takes more than 2^16 steps" in text
+
+
+def test_every_list_a_step_shows_is_capped_so_a_crowd_of_2_9_over_40_steps_stays_under_a_mebibyte():
+    """Each shown step drew every block of a crowd as a cell, listed every reason and every id in its queues and
+    batch: a 200 KB workload file of 4,000 requests made a page of 72 MB (found by an outside attacker)."""
+    n, steps = 2**9 + 1, 40
+    w = make_workload(Config(num_blocks=2 * n, block_size=64, max_num_seqs=n, max_num_batched_tokens=4 * n),
+                      [Request(f"s{i}", 2, steps) for i in range(n)])
+    page = render_page(w, observe(w, load_target("impl", None)))
+    assert len(run_workload(w).steps) >= steps
+    assert len(page.encode()) < 2**20, len(page.encode())
+    assert "not drawn: more than 256 runs of blocks" in page and "more characters" in page and "... and" in page
