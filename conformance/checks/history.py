@@ -224,6 +224,23 @@ def judge_instances(other: Workload, alone_a: dict[str, Any], obs_a: dict[str, A
     return []
 
 
+SLOW_ALONE = 8  # instances alive at once that hang are a finding when their runs alone took at most 1/8 of the limit
+
+
+def hung_together(hung: dict[str, Any], alone_seconds: float, limit: float, what: str) -> Finding | None:
+    """A run of instances alive at once (`what`) that ran out of time, where each instance's run alone finished and
+    all of those together took at most 1/SLOW_ALONE of the limit: the hang comes from the instances meeting
+    (H.timeout). judge_instances and judge_group leave such a run inconclusive, since a hang can be the machine's;
+    a correct submission's instances together cost about what they cost alone, so it never comes near this one."""
+    err = hung.get("error")
+    if err is None or err["kind"] != "CallTimeout" or limit <= 0 or alone_seconds * SLOW_ALONE > limit:
+        return None
+    return Finding("hygiene", "H.timeout", err["step"], err["call"],
+                   f"step {err['step']}: {what}, the run did not finish within its time limit ({limit:g} s of CPU), "
+                   f"where each instance's run alone finished, all of them in {alone_seconds:.2f} s; keep all state "
+                   "in instance fields, not class attributes or module globals, and never wait on another instance")
+
+
 def judge_group(lanes: Sequence[Workload], alone: Sequence[dict[str, Any]], together: Sequence[dict[str, Any] | None]
                 ) -> tuple[Finding | None, Workload]:
     """Judge schedulers alive at once (a reach tier's group) against each one's run alone (H.instances): the first

@@ -72,7 +72,7 @@ def confirmed(path: Path, limits: Limits, cases: Sequence[Case], runs: Sequence[
     result = run_in_sandbox(path, again, replace(limits, max_timeouts=1))
     if result.load_error is not None:
         return verdicts  # nothing confirmed: the failures stand as found
-    observed = Observations(tuple(workload_from_json(r) for r in again), result.workloads)
+    observed = Observations(tuple(workload_from_json(r) for r in again), result.workloads, limits.workload_cpu_seconds)
     reproduced = set()
     for i, (case, start) in moved.items():
         verdict = observed.judge(case, start)

@@ -269,7 +269,7 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
     ran: tuple[WorkloadResult, ...] = ()
     views: list[Observations] = []
     for part, part_runs, part_result in parts:
-        view = Observations(run_workloads(part_runs), part_result.workloads)
+        view = Observations(run_workloads(part_runs), part_result.workloads, limits_for(rubric).workload_cpu_seconds)
         judged = [view.judge(c, i) for i, c in enumerate(part)]
         if not is_wire(entry.module):  # a program's state is its own process's: nothing to load anew
             judged = confirmed(entry.module, limits_for(rubric), part, part_runs, judged)

@@ -17,6 +17,7 @@ from conformance.drivers import step_capped
 from conformance.observed import begun
 from conformance.retention import Kept
 from conformance.sandbox.memo import Memo, digest
+from conformance.sandbox.run import SKIPPED_AFTER_HANGS
 from conformance.sandbox.types import WorkloadResult
 from spec.golden import GoldenCase
 from spec.invariants import check_state
@@ -204,8 +205,9 @@ class Joined:
 class Observations:
     """The observed traces of one sandboxed run, each made when first asked for: most are never needed."""
 
-    def __init__(self, runs: Sequence[Workload], results: Sequence[WorkloadResult]) -> None:
+    def __init__(self, runs: Sequence[Workload], results: Sequence[WorkloadResult], limit: float = 0.0) -> None:
         self.runs, self.results = runs, results
+        self.limit = limit  # CPU seconds a run may take: instances together that hang where alone they are quick fail
         self._made: dict[int, dict[str, Any]] = {}
         self._keys: dict[int, bytes] = {}  # _run_key of each run, made once (a run's note and verdict both read it)
 
@@ -243,8 +245,8 @@ class Observations:
         """judge_case on the case at `index`, from the memo when every run it reads was reported before."""
         runs = (index, case.twin, case.mutated, case.paired, case.alone, case.group, *case.lanes_alone)
         parts = [i for i in runs if i is not None]
-        if not all(self.results[i].digest for i in parts):
-            return self._judge(case, index)
+        if not all(self.results[i].digest for i in parts) or any(self.results[i].hung for i in parts):
+            return self._judge(case, index)  # a hang's verdict reads the runs' CPU time, which no report digest holds
         key = digest(case.vector_id.encode(), bytes([i is None for i in runs]), *(self.key(i) for i in parts))
         known = VERDICTS.get(key)
         if known is None:
@@ -257,11 +259,31 @@ class Observations:
             others = self.results[case.group].group  # () when the child sent no trace (a crash, a time-out)
             together = [self[case.group], *(observed_trace(w, others[i]) if i < len(others) else None
                                             for i, w in enumerate(case.lanes[1:]))]
-            return {"hygiene": history.judge_group(case.lanes, [self[i] for i in case.lanes_alone], together)[0]}
+            found = history.judge_group(case.lanes, [self[i] for i in case.lanes_alone], together)[0]
+            return {"hygiene": found or self.hung_together(case.group, sorted(set(case.lanes_alone)),
+                                                           f"with {len(case.lanes)} schedulers alive at once")}
         trace = self.results[index].trace
-        return judge_case(case, self[index], None if case.twin is None else self[case.twin],
-                          None if case.mutated is None else self[case.mutated],
-                          trace.kept if trace is not None else None, self.pair(case))
+        out = judge_case(case, self[index], None if case.twin is None else self[case.twin],
+                         None if case.mutated is None else self[case.mutated],
+                         trace.kept if trace is not None else None, self.pair(case))
+        if out.get("hygiene") is None and case.paired is not None and case.alone is not None:
+            out["hygiene"] = self.hung_together(case.paired, [index, case.alone],
+                                                "with a second instance interleaved call by call")
+        return out
+
+    def hung_together(self, together: int, alone: list[int], what: str) -> Finding | None:
+        """history.hung_together on run `together`, whose instances ran alone in the runs `alone` (the first: the
+        case's own). A run skipped after too many runs timed out counts as a time-out, as the rest of such a run
+        does (run_corpus_sandboxed); one never reached for lack of budget is inconclusive."""
+        r = self.results[together]
+        if self.results[alone[0]].status != "ok":
+            return None
+        if r.status == "not_run" and r.cause.startswith(SKIPPED_AFTER_HANGS):
+            return Finding("hygiene", "H.timeout", 1, "run", f"{what}, the run was {r.cause.removeprefix('not_run: ')}"
+                           " (each such run that hangs or is skipped counts as a time-out)")
+        if not r.hung or r.status == "not_run" or any(self.results[i].status != "ok" for i in alone):
+            return None
+        return history.hung_together(self[together], sum(self.results[i].seconds for i in alone), self.limit, what)
 
     def pair(self, case: Case) -> Pair | None:
         """The traces of a case's two-instance probe: its instance beside the second, the second (None: it never

@@ -59,6 +59,8 @@ def prepare(workload: Workload | Mapping[str, Any]) -> Item:
     return w, {**workload_to_json(w), **fresh}, run_cap(w), probe
 
 
+SKIPPED_AFTER_HANGS = "not_run: skipped after"  # how a run skipped after max_timeouts hangs is told (the rest count
+# as time-outs: conformance/grading/observe.py)
 _prepared: dict[int, tuple[tuple[Workload | Mapping[str, Any], ...], list[Item | None]]] = {}
 PREPARED_KEPT = 4  # tuples of workloads whose items are kept (a grade runs two: the corpus, the exploration)
 
@@ -134,7 +136,7 @@ def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | M
         hangs = sum(r.hung for r in run.results.values())
         if limits.max_timeouts is not None and hangs >= limits.max_timeouts:
             for rest in range(index, len(items)):
-                run.finish(rest, "not_run", f"not_run: skipped after {hangs} runs timed out")
+                run.finish(rest, "not_run", f"{SKIPPED_AFTER_HANGS} {hangs} runs timed out")
             break
     finish_rest(run, budget.why() if run.budget_spent and budget else None,
                 crashes=bool(run.budget_spent and budget and budget.restarts_spent()))

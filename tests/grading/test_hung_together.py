@@ -1,0 +1,54 @@
+"""Instances alive at once that hang, where each alone was quick, are a finding (H.timeout), not inconclusive.
+
+An outside attacker hid a real H.instances bug (the pending batch in a module global) by spinning forever whenever
+another instance's batch was pending: only the two-instance probes and the groups meet that, their time-outs were
+inconclusive, and the rest of the run, skipped after too many time-outs, cost nothing. The bug alone scored 98.72;
+hidden, 100.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conformance.grading.observe import Observations
+from conformance.sandbox.run import SKIPPED_AFTER_HANGS
+from conformance.sandbox.types import WorkloadResult
+from spec.model import Config
+from spec.trace import Request, make_workload
+
+W = make_workload(Config(4, 2, 2, 4), [Request("a1", 2, 1)])
+SPIN = Path(__file__).parent / "spin"
+
+
+def judged(together: WorkloadResult, alone_seconds: float = 0.01) -> object:
+    results = [WorkloadResult(0, "", "ok", "ok", seconds=alone_seconds), together,
+               WorkloadResult(2, "", "ok", "ok", seconds=alone_seconds)]
+    return Observations((W, W, W), results, limit=2).hung_together(1, [0, 2], "with a second instance")
+
+
+def test_a_hang_beside_another_instance_where_each_was_quick_alone_is_a_time_out_finding():
+    found = judged(WorkloadResult(1, "", "timeout", "timeout: past 2 s"))
+    assert found is not None and found.rule == "H.timeout" and "each instance's run alone finished" in found.message
+    skipped = judged(WorkloadResult(1, "", "not_run", f"{SKIPPED_AFTER_HANGS} 16 runs timed out"))
+    assert skipped is not None and skipped.rule == "H.timeout" and "skipped after 16 runs" in skipped.message
+
+
+def test_a_slow_submission_or_a_spent_budget_stays_inconclusive():
+    assert judged(WorkloadResult(1, "", "timeout", "timeout: past 2 s"), alone_seconds=0.2) is None  # 8 x 0.4 > 2
+    assert judged(WorkloadResult(1, "", "not_run", "not_run: the submission's total budget ... was spent")) is None
+    assert judged(WorkloadResult(1, "", "ok", "ok")) is None
+
+
+@pytest.mark.long
+def test_hiding_an_instances_bug_behind_a_hang_scores_below_the_bug_alone(tmp_path, monkeypatch):
+    from conformance.cli import main
+
+    monkeypatch.setenv("SCHEDCHECK_HELD_OUT_SEED", "1")
+    out = tmp_path / "out"
+    main(["grade", str(SPIN), "--out", str(out), "--jobs", "1"])
+    score = {p.parent.name: float(re.search(r'"score": ([0-9.]+)', p.read_text())[1])
+             for p in out.glob("*/results.json")}
+    assert score["global_batch"] < 100 and score["global_batch_spin"] <= score["global_batch"], score
