@@ -20,7 +20,37 @@ from spec.model import Config
 from spec.trace import Request, make_workload
 
 W = make_workload(Config(4, 2, 2, 4), [Request("a1", 2, 1)])
-SPIN = Path(__file__).parent / "spin"
+IMPL = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
+
+
+def edited(text: str, *edits: tuple[str, str]) -> str:
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    return text
+
+
+def planted(dest: Path) -> Path:
+    """Write the bug (the pending batch in a module global, shared by every instance: H.instances) and the same
+    bug hidden (spinning forever whenever another instance's batch is pending, which only the two-instance probes
+    and the groups meet) into `dest`, each a copy of impl/scheduler.py with its edits."""
+    bug = edited(IMPL.read_text(),
+                 ("\n\nclass Scheduler:\n", "\n\n_PENDING = [None]\n\n\nclass Scheduler:\n"),
+                 ("        self._batch = batch\n        return batch.copy()\n",
+                  "        self._batch = batch\n        _PENDING[0] = batch\n        return batch.copy()\n"),
+                 ("        self._batch = None\n        running = self.running\n",
+                  "        self._batch = None\n        batch = _PENDING[0]\n        running = self.running\n"))
+    hidden = edited(bug,
+                    ("_PENDING = [None]\n", "_PENDING = [None]\n_OWNER = [None]\n"),
+                    ("        if self._batch is not None:\n            pending = ",
+                     "        if _PENDING[0] is not None and self._batch is None and _OWNER[0] is not self:\n"
+                     "            while True:\n                pass\n        _OWNER[0] = self\n"
+                     "        if self._batch is not None:\n            pending = "),
+                    ("        batch = _PENDING[0]\n", "        batch = _PENDING[0]\n        _PENDING[0] = None\n"))
+    dest.mkdir()
+    (dest / "global_batch.py").write_text(bug)
+    (dest / "global_batch_spin.py").write_text(hidden)
+    return dest
 
 
 def judged(together: WorkloadResult, alone_seconds: float = 0.01) -> object:
@@ -48,7 +78,7 @@ def test_hiding_an_instances_bug_behind_a_hang_scores_below_the_bug_alone(tmp_pa
 
     monkeypatch.setenv("SCHEDCHECK_HELD_OUT_SEED", "1")
     out = tmp_path / "out"
-    main(["grade", str(SPIN), "--out", str(out), "--jobs", "1"])
+    main(["grade", str(planted(tmp_path / "class")), "--out", str(out), "--jobs", "1"])
     score = {p.parent.name: float(re.search(r'"score": ([0-9.]+)', p.read_text())[1])
              for p in out.glob("*/results.json")}
     assert score["global_batch"] < 100 and score["global_batch_spin"] <= score["global_batch"], score
