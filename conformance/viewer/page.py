@@ -18,8 +18,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,16 +44,26 @@ class Names:
     def __init__(self, ids: Sequence[str]) -> None:
         self.long = {i: f"{i[:12]}…{i[-8:]}#{hashlib.sha256(i.encode('utf-8', 'replace')).hexdigest()[:6]}"
                      for i in ids if len(i) > ID_SHOWN}
-        # one pass over a text finds them all, longest first where one id holds another
-        self.pattern = re.compile("|".join(map(re.escape, sorted(self.long, key=len, reverse=True)))) \
-            if self.long else None
+        self.longest_first = sorted(self.long, key=len, reverse=True)  # where one id holds another
 
     def __call__(self, text: str) -> str:
-        """`text` (an id, or a text that names ids) with every long id in it replaced by its short name."""
-        if self.pattern is None:
-            return text
+        """`text` (an id, or a text that names ids) with every long id in it replaced by its short name. Lists of
+        ids are named id by id (ids()), so a whole text is searched only for the spec's reasons and a message."""
         short = self.long.get(text)
-        return short if short is not None else self.pattern.sub(lambda m: self.long[m.group(0)], text)
+        if short is not None or not self.long:
+            return text if short is None else short
+        for i in self.longest_first:
+            if i in text:
+                text = text.replace(i, self.long[i])
+        return text
+
+    def ids(self, ids: Iterable[str]) -> str:
+        """A list of ids as the page writes it, each by its name: "[a1, a2]"."""
+        return "[" + ", ".join(self.long.get(i, i) for i in ids) + "]"
+
+    def batch(self, batch: Sequence[Sequence[Any]] | None) -> str:
+        """A batch as the page writes it, each id by its name: "{a1: 2, a2: 1}"."""
+        return batch_text(None if batch is None else [(self.long.get(str(k), k), n) for k, n in batch])
 
     def legend(self) -> str:
         if not self.long:
@@ -228,15 +237,15 @@ def _section(step: Step, strips: tuple[Strip, Strip], got: StepRecord | None, go
     cls = "step diverges" if diverges else "step"
     badge = ' <span class="badge">first divergence</span>' if first else (
         ' <span class="badge soft">differs</span>' if diverges else "")
-    rows = [f'<tr><th scope="row">spec</th><td class="batch">{shown(names(batch_text(want_batch)))}</td>'
-            f'<td class="done">{shown(names("[" + ", ".join(want_done) + "]"))}</td></tr>']
+    rows = [f'<tr><th scope="row">spec</th><td class="batch">{shown(names.batch(want_batch))}</td>'
+            f'<td class="done">{shown(names.ids(want_done))}</td></tr>']
     if got is not None:
         g_batch, g_done = _batch(got), _done(got)
         b_cls = "batch" + ("" if g_batch == want_batch else " diff")
         d_cls = "done" + ("" if g_done == want_done else " diff")
-        g_done_text = "(no value)" if g_done is None else "[" + ", ".join(str(x) for x in g_done) + "]"
+        g_done_text = "(no value)" if g_done is None else names.ids(str(x) for x in g_done)
         rows.append(f'<tr class="submission"><th scope="row">submission</th><td class="{b_cls}">'
-                    f'{shown(names(batch_text(g_batch)))}</td><td class="{d_cls}">{shown(names(g_done_text))}</td>'
+                    f'{shown(names.batch(g_batch))}</td><td class="{d_cls}">{shown(g_done_text)}</td>'
                     '</tr>')
     s = step.after_update
     touched = set(step.finished) | {seq_id for seq_id, _ in step.batch}
@@ -247,7 +256,7 @@ def _section(step: Step, strips: tuple[Strip, Strip], got: StepRecord | None, go
                       for e in step.events[:PAGE_SEQS])
     if len(step.events) > PAGE_SEQS:
         reasons += f"<li>... and {len(step.events) - PAGE_SEQS} more</li>"
-    added = f'<p class="added">added before schedule(): {shown(names(", ".join(step.added)))}</p>' if step.added else ""
+    added = f'<p class="added">added before schedule(): {shown(names.ids(step.added)[1:-1])}</p>' if step.added else ""
     got_strip_html = ("" if got_strip is None and got is None else
                       f'<h3>KV blocks (submission, placed from its num_blocks)</h3>'
                       f'{strip_html(got_strip, f"submission blocks after step {step.step}", "after update()", names)}'
@@ -261,8 +270,8 @@ def _section(step: Step, strips: tuple[Strip, Strip], got: StepRecord | None, go
 {strip_html(strips[1], f"spec blocks after step {step.step} update", "after update()", names)}
 {got_strip_html}
 <p class="queues">blocks_used <b>{s.blocks_used}</b> of {s.config.num_blocks} &middot;
-waiting <span class="q">{shown(names("[" + ", ".join(q.seq_id for q in s.waiting) + "]"))}</span> &middot;
-running <span class="q">{shown(names("[" + ", ".join(q.seq_id for q in s.running) + "]"))}</span> &middot;
+waiting <span class="q">{shown(names.ids(q.seq_id for q in s.waiting))}</span> &middot;
+running <span class="q">{shown(names.ids(q.seq_id for q in s.running))}</span> &middot;
 preemptions {s.num_preemptions}</p>
 <table class="seqs"><thead><tr><th>seq</th><th>queue</th><th>num_computed</th><th>num_tokens</th>
 <th>num_blocks</th><th>output</th>{extra_col}</tr></thead><tbody>{_seq_rows(s, touched, theirs, names)}</tbody>
