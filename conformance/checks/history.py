@@ -237,8 +237,9 @@ def hung_together(hung: dict[str, Any], alone_seconds: float, limit: float, what
         return None
     return Finding("hygiene", "H.timeout", err["step"], err["call"],
                    f"step {err['step']}: {what}, the run did not finish within its time limit ({limit:g} s of CPU), "
-                   f"where each instance's run alone finished, all of them in {alone_seconds:.2f} s; keep all state "
-                   "in instance fields, not class attributes or module globals, and never wait on another instance")
+                   f"where each instance's run alone finished, all of them within 1/{SLOW_ALONE} of it; keep all "
+                   "state in instance fields, not class attributes or module globals, and never wait on another "
+                   "instance")  # no measured time in the words: a regrade gives the same report
 
 
 def judge_group(lanes: Sequence[Workload], alone: Sequence[dict[str, Any]], together: Sequence[dict[str, Any] | None]

@@ -62,6 +62,8 @@ def judged(together: WorkloadResult, alone_seconds: float = 0.01) -> object:
 def test_a_hang_beside_another_instance_where_each_was_quick_alone_is_a_time_out_finding():
     found = judged(WorkloadResult(1, "", "timeout", "timeout: past 2 s"))
     assert found is not None and found.rule == "H.timeout" and "each instance's run alone finished" in found.message
+    assert found == judged(WorkloadResult(1, "", "timeout", "timeout: past 2 s"), alone_seconds=0.02), \
+        "the finding's words hold no measured time: a regrade gives the same report"
     skipped = judged(WorkloadResult(1, "", "not_run", f"{SKIPPED_AFTER_HANGS} 16 runs timed out"))
     assert skipped is not None and skipped.rule == "H.timeout" and "skipped after 16 runs" in skipped.message
 
