@@ -43,7 +43,7 @@ class Budget:
 
     def restarts_spent(self) -> bool:
         """Whether the restarts (not the CPU or the wall time) are what ran out."""
-        return self.restarts_used > self.restarts and self.cpu_used < self.cpu_seconds
+        return self.restarts_used > self.restarts and self.cpu_used < self.cpu_seconds + self.extra
 
     def why(self) -> str:
         more = f" and {self.extra:.3g} s more for these runs" if self.extra else ""

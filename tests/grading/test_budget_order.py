@@ -36,6 +36,10 @@ def test_the_held_out_runs_may_spend_their_share_of_the_budget_beyond_what_the_p
         with topped_up(0.25):
             assert budget.left(2.4) and not budget.left(2.6)
             assert "10 s of CPU and 3.5 s more for these runs" in budget.why()  # 1 s overdrawn, 2.5 s its own
+    with submission_budget(10, 100) as budget:
+        budget.cpu_used, budget.restarts_used = 11.0, budget.restarts + 1
+        with topped_up(0.25):  # restarts, not CPU, ran out in the held-out runs: their runs are abandoned, not unrun
+            assert budget.restarts_spent()
     with topped_up(0.5):  # outside a submission's budget: nothing to top up
         pass
 
