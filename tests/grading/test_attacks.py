@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from conformance.grading.collect import slug
 from tests.grading.attacks.recipes import HONEST, PROJECT, RECIPES, SUBMISSIONS, build_class, expected, is_special
 
 MARKERS = Path("/tmp/schedcheck-attack-markers")
@@ -148,7 +149,8 @@ def result_folder(out: Path, attack: str, entry: str) -> Path | None:
     except OSError:
         return None
     grades = {p: g for p in folders if (g := read_grade(p)) is not None}
-    for test in (lambda p, g: g.get("submission") in (entry, stem), lambda p, g: p.name in (entry, stem),
+    named = slug(stem)  # the grader's own name for it (conformance/grading/collect.py)
+    for test in (lambda p, g: g.get("submission") in (entry, stem), lambda p, g: p.name in (entry, stem, named),
                  lambda p, g: p.name.startswith(attack), lambda p, g: str(g.get("submission")).startswith(attack),
                  lambda p, g: p.name.startswith(stem), lambda p, g: str(g.get("submission")).startswith(stem)):
         found = [p for p, g in grades.items() if test(p, g)]
