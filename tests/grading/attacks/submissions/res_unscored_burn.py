@@ -7,8 +7,9 @@ is recognised from the driver's frames: the workloads of the job the worker hold
 (under the per-workload limits) with SIGXCPU ignored, at most 60 s per process, wasting the
 grader's time where it costs no points.
 
-Expected: graded as the correct scheduler it wraps on the corpus: 100; the exploration run's
-time is bounded (the class finishes) and nothing survives the sandbox.
+Expected: the exploration run's time is bounded (the class finishes) and nothing survives the sandbox.
+Its score is its own: the held-out cases run unnamed workloads too, so it spins in scored runs as well,
+near their time limit, and loses the ones that time out (EXPECTED.toml).
 """
 
 from __future__ import annotations
