@@ -228,7 +228,7 @@ def fewest_steps(workload: Workload) -> int:
 
 
 LONGEST_RUN = 2**16  # steps of the longest spec run a command reads from a user's file (a 200-byte file can ask
-# for 10**9); the corpus's longest is 2**11 + 1
+# for 10**9); the suite's own longest is thorough's run of 10**4 steps (conformance/workloads/reach.py)
 
 
 def too_long(workload: Workload, source: str) -> str | None:

@@ -61,6 +61,7 @@ def prepare(workload: Workload | Mapping[str, Any]) -> Item:
 
 SKIPPED_AFTER_HANGS = "not_run: skipped after"  # how a run skipped after max_timeouts hangs is told (the rest count
 # as time-outs: conformance/grading/observe.py)
+
 _prepared: dict[int, tuple[tuple[Workload | Mapping[str, Any], ...], list[Item | None]]] = {}
 PREPARED_KEPT = 4  # tuples of workloads whose items are kept (a grade runs two: the corpus, the exploration)
 
