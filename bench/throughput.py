@@ -82,15 +82,15 @@ def in_process(path: str) -> float:
     from conformance.drivers import run_workload
     from conformance.grading.observe import judge_case
     from conformance.grading.warm import settle
-    from spec.trace import Workload, workload_from_json
+    from spec.trace import Workload
 
     settle()  # as each grading worker does before a submission (conformance.grading.warm)
     start = time.process_time()
     factory = load_target(path)
     for cases, runs in submission_parts(Path(path)):
         observed = [run_workload(w, factory) if isinstance(w, Workload) else
-                    run_workload(workload_from_json(w), factory,
-                                 mutate_results="mutate" in str(w.get("probe")).split("+"))
+                    run_workload(w.workload, factory, mutate_results="mutate" in w.probe.split("+"),
+                                 white_box=w.group is None and not {"mutate", "beside"} & {*w.probe.split("+")})
                     for w in runs]
         for i, c in enumerate(cases):
             judge_case(c, observed[i], None if c.twin is None else observed[c.twin],

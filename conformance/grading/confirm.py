@@ -17,14 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from conformance.checks.checkers import Finding
 from conformance.checks.history import CONFIRM_MAX, after_history
 from conformance.grading.observe import Case, Observations
 from conformance.sandbox.run import run_in_sandbox
-from conformance.sandbox.types import Limits
-from spec.trace import Workload, workload_from_json, workload_to_json
+from conformance.sandbox.types import Limits, PlannedRun
+from spec.trace import Workload
 
 Verdict = dict[str, Finding | None]
 UNCONFIRMED = ("H.timeout", "H.history")  # as in process: a hang is not run again
@@ -35,15 +34,13 @@ def _parts(case: Case, index: int) -> list[int]:
             if i is not None]
 
 
-def _alone(case: Case, index: int, runs: Sequence[Workload | dict[str, Any]],
-           out: list[dict[str, Any]]) -> Case:
+def _alone(case: Case, index: int, runs: Sequence[Workload | PlannedRun], out: list[PlannedRun]) -> Case:
     """The case with its runs appended to `out`, the first one fresh, its indices moved to theirs there."""
     moved: dict[int, int] = {}
     for i in _parts(case, index):
         if i not in moved:
             run = runs[i]
-            out.append({**(workload_to_json(run) if isinstance(run, Workload) else dict(run)),
-                        **({"fresh": True} if not moved else {})})
+            out.append(replace(run if isinstance(run, PlannedRun) else PlannedRun(run), fresh=not moved))
             moved[i] = len(out) - 1
 
     def at(i: int | None) -> int | None:
@@ -52,7 +49,7 @@ def _alone(case: Case, index: int, runs: Sequence[Workload | dict[str, Any]],
                    alone=at(case.alone), group=at(case.group), lanes_alone=tuple(moved[i] for i in case.lanes_alone))
 
 
-def confirmed(path: Path, limits: Limits, cases: Sequence[Case], runs: Sequence[Workload | dict[str, Any]],
+def confirmed(path: Path, limits: Limits, cases: Sequence[Case], runs: Sequence[Workload | PlannedRun],
               verdicts: list[Verdict]) -> list[Verdict]:
     """`verdicts` with every check whose failures a fresh copy does not reproduce put down to history."""
     tried: dict[int, list[str]] = {}  # case index -> the checks it is run again for
@@ -64,7 +61,7 @@ def confirmed(path: Path, limits: Limits, cases: Sequence[Case], runs: Sequence[
             tried.setdefault(i, []).append(check)
     if not tried:
         return verdicts
-    again: list[dict[str, Any]] = []
+    again: list[PlannedRun] = []
     moved: dict[int, tuple[Case, int]] = {}  # case index -> the case as run again, and its own run's index there
     for i in sorted(tried):
         start = len(again)
@@ -72,7 +69,7 @@ def confirmed(path: Path, limits: Limits, cases: Sequence[Case], runs: Sequence[
     result = run_in_sandbox(path, again, replace(limits, max_timeouts=1))
     if result.load_error is not None:
         return verdicts  # nothing confirmed: the failures stand as found
-    observed = Observations(tuple(workload_from_json(r) for r in again), result.workloads, limits.workload_cpu_seconds)
+    observed = Observations(tuple(r.workload for r in again), result.workloads, limits.workload_cpu_seconds)
     reproduced = set()
     for i, (case, start) in moved.items():
         verdict = observed.judge(case, start)

@@ -42,7 +42,7 @@ from conformance.sandbox.budget import topped_up
 from conformance.sandbox.isolation import LEVELS
 from conformance.sandbox.program import is_wire
 from conformance.sandbox.run import run_in_sandbox
-from conformance.sandbox.types import Limits, SandboxResult, WorkloadResult
+from conformance.sandbox.types import Limits, PlannedRun, SandboxResult, WorkloadResult
 from conformance.workloads.corpus import CORPUS_DIR, PROBE_EVERY, features, load_corpus
 from conformance.workloads.generators import ample_num_blocks, with_num_blocks
 from conformance.workloads.reach import TAG as REACH_TAG
@@ -50,7 +50,7 @@ from conformance.workloads.reach import cases as reach_cases
 from conformance.workloads.sentinels import TAG as SENTINEL_TAG
 from conformance.workloads.sentinels import sentinel_workloads
 from spec.model import DEFAULT_POLICY, Policy
-from spec.trace import Workload, with_policy, workload_from_json, workload_to_json
+from spec.trace import Workload, with_policy
 
 __all__ = ["check_scope", "corpus_cases", "corpus_id", "grade_one", "limits_for", "with_profile"]
 
@@ -68,7 +68,7 @@ def corpus_id() -> str:
 
 @lru_cache(maxsize=2)
 def corpus_cases(corpus: str, policy: Policy = DEFAULT_POLICY, reach: tuple[str, ...] = ()
-                 ) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
+                 ) -> tuple[tuple[Case, ...], tuple[Workload | PlannedRun, ...]]:
     """The public cases (golden first, then the corpus, the sentinels and the reach tiers') and every workload
     the sandbox runs, each judged under `policy` (the card's worked cases only where that policy schedules them
     alike). The held-out cases are a submission's own: held_out_part."""
@@ -91,19 +91,19 @@ def corpus_cases(corpus: str, policy: Policy = DEFAULT_POLICY, reach: tuple[str,
 
 @lru_cache(maxsize=2)
 def held_out_part(key: int, count: int, policy: Policy = DEFAULT_POLICY
-                  ) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
+                  ) -> tuple[tuple[Case, ...], tuple[Workload | PlannedRun, ...]]:
     """A submission's held-out cases (conformance.grading.heldout, drawn from `key`) and their runs, probed as
     the corpus's are; the grade runs them in a sandboxed run of their own."""
     return assemble(list(held_out_cases(key, count)), [], policy)
 
 
 def assemble(probed: list[Case], tail: list[Case], policy: Policy
-             ) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
+             ) -> tuple[tuple[Case, ...], tuple[Workload | PlannedRun, ...]]:
     """Cases and the runs they read: run i is case i's own; the probed cases' probe runs come after every
     case's, the state machine's runs and the groups (`tail`) have none of their own."""
     cases = [replace(c, workload=with_policy(c.workload, policy), lanes=tuple(with_policy(w, policy) for w in c.lanes))
              for c in probed + tail]
-    runs: list[Workload | dict[str, Any]] = [c.workload for c in cases]
+    runs: list[Workload | PlannedRun] = [c.workload for c in cases]
     out = [with_probes(i, c, runs) if i < len(probed) else c for i, c in enumerate(cases)]
     out = [with_pair(c, runs) if c.mutated is not None else c for c in out]
     alone: dict[Workload, int] = {}  # each scheduler of a group alone: its run, shared by the groups it is in
@@ -111,63 +111,59 @@ def assemble(probed: list[Case], tail: list[Case], policy: Policy
     return tuple(out), tuple(runs)
 
 
-def with_probes(index: int, case: Case, runs: list[Workload | dict[str, Any]]) -> Case:
+def alone_run(w: Workload) -> PlannedRun:
+    """A run of `w` on one scheduler judged by its calls alone (black box, a group of one: conformance.sandbox.run
+    prepare), as `check` makes the runs a probe is compared with: the ample-cache twin, each instance alone."""
+    return PlannedRun(w, group=())
+
+
+def with_probes(index: int, case: Case, runs: list[Workload | PlannedRun]) -> Case:
     """Case `index` with its probe runs appended to `runs`: an ample-cache twin when it preempts (equivalence),
     and on every PROBE_EVERY-th case, as `check` on every tenth corpus vector, a run whose returned dicts the
     caller clears (fresh-dict probe). The run of a case that preempts is itself a resample probe: a position
     sampled again gets a new token, as in the run `check` compares with the twin (conformance/checks/probes.py
     ``equivalence``). A scheduler that samples each position once, as the rules have it, sees no difference."""
     if checkers.expected_trace(case.workload).final.num_preemptions:
-        runs[index] = {**workload_to_json(case.workload), "probe": "resample"}
-        runs.append(with_num_blocks(case.workload, ample_num_blocks(case.workload)))
+        runs[index] = PlannedRun(case.workload, "resample")
+        runs.append(alone_run(with_num_blocks(case.workload, ample_num_blocks(case.workload))))
         case = replace(case, twin=len(runs) - 1)
     if index % PROBE_EVERY == 0:  # compared with the case's run: drawn by the same model
-        runs.append({**workload_to_json(case.workload), "probe": "mutate" if case.twin is None else "mutate+resample"})
+        runs.append(PlannedRun(case.workload, "mutate" if case.twin is None else "mutate+resample"))
         case = replace(case, mutated=len(runs) - 1)
     return case
 
 
-def with_pair(case: Case, runs: list[Workload | dict[str, Any]]) -> Case:
+def with_pair(case: Case, runs: list[Workload | PlannedRun]) -> Case:
     """A probed case with its two-instance probe appended to `runs`: its workload beside a second instance with
     another config, then that one alone. These come after every other run: instances that share state may leave
     some behind in the child's process, and no run judged on its own comes after them."""
     beside = "beside" if case.twin is None else "beside+resample"  # the first drawn as the case's run was
-    runs += [{**workload_to_json(case.workload), "probe": beside}, other_workload(case.workload)]
+    runs += [PlannedRun(case.workload, beside), alone_run(other_workload(case.workload))]
     return replace(case, paired=len(runs) - 2, alone=len(runs) - 1)
 
 
-def with_group(index: int, case: Case, runs: list[Workload | dict[str, Any]], alone: dict[Workload, int]) -> Case:
+def with_group(index: int, case: Case, runs: list[Workload | PlannedRun], alone: dict[Workload, int]) -> Case:
     """A group's case with its runs appended to `runs`: each scheduler alone, black box, as `check` runs it to compare
     (a group of one; the first's is the case's own run, `index`), once per distinct workload of every group (in
     `alone`: the groups of a tier share lanes), then the group's (the schedulers alive at once, as `check` runs a
     reach tier's group), after every other run, as a pair's (instances that share state may leave some behind)."""
-    runs[index] = {**workload_to_json(case.lanes[0]), "group": []}
+    runs[index] = alone_run(case.lanes[0])
     indices = [alone.setdefault(case.lanes[0], index)]
     for w in case.lanes[1:]:
         if w not in alone:
-            runs.append({**workload_to_json(w), "group": []})
+            runs.append(alone_run(w))
             alone[w] = len(runs) - 1
         indices.append(alone[w])
-    runs.append({**workload_to_json(case.lanes[0]), "group": [workload_to_json(w) for w in case.lanes[1:]]})
+    runs.append(PlannedRun(case.lanes[0], group=case.lanes[1:]))
     return replace(case, group=len(runs) - 1, lanes_alone=tuple(indices))
 
 
-_read: list[tuple[object, tuple[Workload, ...]]] = []  # the public runs' and the last held-out part's
+def run_workloads(runs: tuple[Workload | PlannedRun, ...]) -> tuple[Workload, ...]:
+    """The workload of each run (a planned run's own: the first scheduler's of a group)."""
+    return tuple(w if isinstance(w, Workload) else w.workload for w in runs)
 
 
-def run_workloads(runs: tuple[Workload | dict[str, Any], ...]) -> tuple[Workload, ...]:
-    """The workloads of the runs (a probe run's JSON read back), made once per class for the public runs
-    (corpus_cases is cached) and once per submission for its held-out ones."""
-    hit = next((i for i, (r, _) in enumerate(_read) if r is runs), None)
-    if hit is None:
-        _read.append((runs, tuple(w if isinstance(w, Workload) else workload_from_json(w) for w in runs)))
-    else:
-        _read.append(_read.pop(hit))  # the last used stays: the public runs, read by every grade, are never dropped
-    del _read[:-2]
-    return _read[-1][1]
-
-
-def grading_cases(rubric: Rubric) -> tuple[tuple[Case, ...], tuple[Workload | dict[str, Any], ...]]:
+def grading_cases(rubric: Rubric) -> tuple[tuple[Case, ...], tuple[Workload | PlannedRun, ...]]:
     """corpus_cases for a rubric: what every submission runs (its held-out cases are its own: held_out_part)."""
     return corpus_cases(rubric.corpus, rubric.policy, rubric.reach)
 
@@ -189,7 +185,7 @@ def with_profile(rubric: Rubric, profile: str) -> Rubric:
 
 # --- running the corpus ------------------------------------------------------------------------------
 
-def run_corpus_sandboxed(path: Path, runs: tuple[Workload | dict[str, Any], ...], rubric: Rubric) -> SandboxResult:
+def run_corpus_sandboxed(path: Path, runs: tuple[Workload | PlannedRun, ...], rubric: Rubric) -> SandboxResult:
     """Run every workload in the sandbox; after max_timeouts hangs the rest count as timeouts, not run.
 
     The cut depends only on which runs hang, never on how long the others took, so a submission
@@ -253,7 +249,7 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
         return not_submitted(entry, rubric)
     public, runs = grading_cases(rubric)
     held: tuple[Case, ...] = ()
-    held_runs: tuple[Workload | dict[str, Any], ...] = ()
+    held_runs: tuple[Workload | PlannedRun, ...] = ()
     if rubric.held_out:  # the submission's own, in a run of their own: the public runs are the same for all
         key = submission_key(held_out_seed()[0], submission_bytes(entry.module))
         held, held_runs = held_out_part(key, rubric.held_out, rubric.policy)

@@ -291,6 +291,7 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
             # a position sampled twice inside this first schedule() went unshifted: the parent, which shifts it, then
             # finds the report malformed, a finding on a scheduler already wrong
             resample[0] = resampled or bool(probe & RESAMPLE)
+            white_box = white_box and not probe & MUTATE  # judged by its calls alone, as `check` runs it
             if white_box:
                 record["after_schedule"] = snapshot(sched, seqs, sent)
             yield 0

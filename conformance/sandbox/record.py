@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.beside import beside_workload
 from conformance.sandbox import protocol
-from conformance.sandbox.child import BESIDE, REPORT_MAX, RESAMPLE, report_max
+from conformance.sandbox.child import BESIDE, MUTATE, REPORT_MAX, RESAMPLE, report_max
 from conformance.sandbox.isolation import Isolation
 from conformance.sandbox.memo import Memo, item_key
 from conformance.sandbox.protocol import Decoded
@@ -71,9 +71,9 @@ class Run:
         """The digest of what reading workload `index`'s trace depends on besides the line (memo keys)."""
         if index not in self._keys:
             workload, data, cap, probe = self.items[index]
-            white_box = self.limits.white_box and not probe & BESIDE  # the two instances of a probe run black box
             self._keys[index] = (item_key(data, cap, False) if "group" in data  # a group: every lane's workload
-                                 else workload_key(workload, cap, white_box)) + bytes([probe])
+                                 else workload_key(workload, cap, reports_state(self.limits.white_box, data, probe))
+                                 ) + bytes([probe])
         return self._keys[index]
 
     def extra_bytes(self, index: int) -> int:
@@ -124,13 +124,20 @@ def load_failure(error: Any) -> LoadFailure:
     return failure
 
 
+def reports_state(white_box: bool, data: dict[str, Any], probe: int) -> bool:
+    """Whether a run's report holds the scheduler's state (white box): only a case's own run does. A probe (the
+    fresh-dict probe, a second instance beside) and a group's runs are judged by their calls alone, as `check` runs
+    them (child.run_lane stops reading state once the fresh-dict probe is asked for)."""
+    return white_box and not probe & (BESIDE | MUTATE) and "group" not in data
+
+
 def read_trace(run: Run, index: int, message: dict[str, Any]) -> Trace:
     """Validate a trace message of workload `index` (raises protocol.Malformed)."""
     _, data, cap, probe = run.items[index]
     refused = message.get("refused")
     names = tuple(protocol.clean(r[:100]) for r in refused[:20] if type(r) is str) if type(refused) is list else ()
     workload = message.get("workload")
-    white_box = run.limits.white_box and not probe & BESIDE and "group" not in data  # side by side: black box
+    white_box = reports_state(run.limits.white_box, data, probe)
     decoded = protocol.trace(message, data, cap, white_box, bool(probe & RESAMPLE))
     if "beside" in message:
         if not probe & BESIDE or type(message["beside"]) is not dict:

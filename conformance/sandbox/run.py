@@ -14,10 +14,9 @@ protocol and the error table are in docs/sandbox.md.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from conformance.drivers import run_cap
 from conformance.sandbox.budget import current
@@ -25,59 +24,50 @@ from conformance.sandbox.child import probe_code
 from conformance.sandbox.isolation import detect
 from conformance.sandbox.program import WIRE_PROCESSES, WireProgram, is_wire, read_wire_folder
 from conformance.sandbox.record import Item, Run, finish_rest
-from conformance.sandbox.types import Limits, LoadFailure, SandboxResult
+from conformance.sandbox.types import Limits, LoadFailure, PlannedRun, SandboxResult
 from conformance.sandbox.watch import run_child
-from spec.trace import Workload, workload_from_json, workload_to_json
+from spec.trace import Workload, workload_to_json
 
 __all__ = ["prepare", "run_in_sandbox"]
 SUBMISSION_MAX = 1 << 20  # bytes of a submission's module
 
 
-def prepare(workload: Workload | Mapping[str, Any]) -> Item:
-    """A workload, its JSON for the child, its step cap (conformance.drivers run_cap, as `check` runs it), and its
+def prepare(run: Workload | PlannedRun) -> Item:
+    """A run, its JSON for the child, its step cap (conformance.drivers run_cap, as `check` runs it), and its
     probes' bits (child.probe_code).
 
-    A probe is asked for by a "probe" key in a workload's JSON ("mutate": the child clears every dict
-    schedule() returns before calling update(); "beside": a second instance with another config runs
-    beside, call by call; "resample": a position sampled again gets a new token; several joined by "+"). The
-    code never goes into the workload's JSON: the child learns it from the probe channel, after the
-    submission's first schedule() of the workload returned. A group of schedulers alive at once is open
-    instead: the others' workloads are in the first's JSON, as "group", and all of them run black box, call
-    by call, with the step cap of the slowest; an empty "group" is one scheduler alone, black box, as `check`
-    runs each scheduler of a group alone to compare. A "fresh": true workload runs on a copy of the submission
-    loaded anew, which the workloads after it then use (conformance/grading/confirm.py).
+    A probe ("mutate": the child clears every dict schedule() returns before calling update(); "beside": a second
+    instance with another config runs beside, call by call; "resample": a position sampled again gets a new token;
+    several joined by "+") never goes into the run's JSON: the child learns it from the probe channel, after the
+    submission's first schedule() of the workload returned. A group of schedulers alive at once is open instead:
+    the others' workloads are in the first's JSON, as "group", and all of them run black box, call by call, with
+    the step cap of the slowest; an empty group is one scheduler alone, black box, as `check` runs the runs a probe
+    is compared with. A fresh run is made on a copy of the submission loaded anew (conformance/grading/confirm.py).
     """
-    w = workload if isinstance(workload, Workload) else workload_from_json(dict(workload))
-    asked = None if isinstance(workload, Workload) else workload.get("probe")
-    probe = probe_code(asked)
-    fresh = {"fresh": True} if not isinstance(workload, Workload) and workload.get("fresh") is True else {}
-    if not isinstance(workload, Workload) and "group" in workload:  # a group (conformance/workloads/reach.py): its
-        # first scheduler's workload, the others' in "group" (none: one scheduler alone, black box)
-        lanes = [workload_from_json(dict(g)) for g in workload["group"]]
-        return (w, {**workload_to_json(w), "group": [workload_to_json(g) for g in lanes], **fresh},
-                max(run_cap(g) for g in (w, *lanes)), 0)
-    return w, {**workload_to_json(w), **fresh}, run_cap(w), probe
+    if isinstance(run, Workload):
+        return run, workload_to_json(run), run_cap(run), 0
+    cap = max(run_cap(w) for w in (run.workload, *(run.group or ())))
+    return run.workload, run.to_json(), cap, probe_code(run.probe)
 
 
 SKIPPED_AFTER_HANGS = "not_run: skipped after"  # how a run skipped after max_timeouts hangs is told (the rest count
 # as time-outs: conformance/grading/observe.py)
 
-_prepared: dict[int, tuple[tuple[Workload | Mapping[str, Any], ...], list[Item | None]]] = {}
-PREPARED_KEPT = 4  # tuples of workloads whose items are kept (a grade runs two: the corpus, the exploration)
+_prepared: dict[int, tuple[tuple[Workload | PlannedRun, ...], list[Item]]] = {}
+PREPARED_KEPT = 4  # tuples of runs whose items are kept (a grade runs two: the corpus, the exploration)
 
 
-def prepared(workloads: Sequence[Workload | Mapping[str, Any]]) -> list[Item]:
-    """prepare() of every workload. In a tuple (a class's runs are the same tuples for every submission,
-    conformance.grading.judge), a Workload's item is made once: it depends only on the frozen workload.
-    A workload given as JSON (a dict, which may change) is prepared every time."""
-    if not isinstance(workloads, tuple):
-        return [prepare(w) for w in workloads]
-    key = id(workloads)
-    if key not in _prepared or _prepared[key][0] is not workloads:  # the tuple is held: its id is not reused
+def prepared(runs: Sequence[Workload | PlannedRun]) -> list[Item]:
+    """prepare() of every run. A tuple's items are made once: its runs are frozen, and a class's runs are the same
+    tuples for every submission (conformance.grading.judge)."""
+    if not isinstance(runs, tuple):
+        return [prepare(w) for w in runs]
+    key = id(runs)
+    if key not in _prepared or _prepared[key][0] is not runs:  # the tuple is held: its id is not reused
         while len(_prepared) >= PREPARED_KEPT:
             del _prepared[next(iter(_prepared))]
-        _prepared[key] = (workloads, [prepare(w) if isinstance(w, Workload) else None for w in workloads])
-    return [prepare(w) if item is None else item for w, item in zip(workloads, _prepared[key][1], strict=True)]
+        _prepared[key] = (runs, [prepare(w) for w in runs])
+    return list(_prepared[key][1])
 
 
 def read_submission(path: str | Path) -> tuple[bytes | WireProgram, str | None]:
@@ -102,9 +92,10 @@ def read_submission(path: str | Path) -> tuple[bytes | WireProgram, str | None]:
         return f.read(SUBMISSION_MAX + 1)[:SUBMISSION_MAX], None
 
 
-def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | Mapping[str, Any]],
+def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | PlannedRun],
                    limits: Limits | None = None) -> SandboxResult:
-    """Run every workload on the submission in sandboxed children and return what was observed.
+    """Run every workload (a plain one, or a PlannedRun: prepare) on the submission in sandboxed children and
+    return what was observed.
 
     Invalid workloads or limits are the caller's error and raise; nothing the submission does raises.
     Inside conformance.sandbox.budget.submission_budget, every call draws on the submission's budget.

@@ -11,6 +11,7 @@ from typing import Any
 
 from conformance.sandbox.isolation import Isolation
 from conformance.sandbox.protocol import Decoded
+from spec.trace import Workload, workload_to_json
 
 STATUSES = (
     "ok",  # every request finished; the trace is ready to be judged
@@ -27,6 +28,27 @@ STATUSES = (
     "abandoned",  # not run: the submission's restarts were all spent on children that crashed
     "sandbox_error",  # the sandbox itself failed to start: a fault of the grader, not the submission
 )
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedRun:
+    """A run planned beside the plain ones (a bare Workload: a case's own run, white box): a probe, schedulers alive
+    at once, or a run on a copy of the submission loaded anew. Frozen, so a class's runs are prepared once."""
+
+    workload: Workload
+    probe: str = ""  # the probes it is, joined by "+" (child.PROBES); told on the probe channel, never in its JSON
+    group: tuple[Workload, ...] | None = None  # the other schedulers alive at once, all judged by their calls alone
+    #                                             (black box); (): this one alone, black box
+    fresh: bool = False  # on a copy of the submission loaded anew, which the runs after it use (grading/confirm.py)
+
+    def to_json(self) -> dict[str, Any]:
+        """The run as the child reads it (conformance/sandbox/child.py ``drive``)."""
+        out = workload_to_json(self.workload)
+        if self.group is not None:
+            out["group"] = [workload_to_json(w) for w in self.group]
+        if self.fresh:
+            out["fresh"] = True
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,9 +18,9 @@ import pytest
 
 from conformance.sandbox.isolation import LEVELS, works
 from conformance.sandbox.run import run_in_sandbox
-from conformance.sandbox.types import Limits, SandboxResult
+from conformance.sandbox.types import Limits, PlannedRun, SandboxResult
 from spec.model import Config
-from spec.trace import Request, make_workload, workload_to_json
+from spec.trace import Request, make_workload
 from tests.grading.test_sandbox import ARRIVALS, SELF_PREEMPTION, SWEPT, TIGHT, hostile
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -156,14 +156,14 @@ def test_a_report_flood_is_cut_at_the_parents_caps(tmp_path: Path) -> None:
 
 
 def test_the_fresh_dict_probe_is_invisible_before_the_call_returns(tmp_path: Path) -> None:
-    probe = {**workload_to_json(SELF_PREEMPTION), "probe": "mutate"}
+    probe = PlannedRun(SELF_PREEMPTION, "mutate")
     result = run_case("probe_frames", tmp_path, None, [SELF_PREEMPTION, probe, ARRIVALS])
     assert [w.status for w in result.workloads] == ["ok", "ok", "ok"], result.causes()
 
 
 def test_the_probe_channel_is_empty_until_the_child_asks(tmp_path: Path) -> None:
     """The flag is written only when the driver asks, after the first schedule() returned: nothing to tee."""
-    probe = {**workload_to_json(SELF_PREEMPTION), "probe": "mutate"}
+    probe = PlannedRun(SELF_PREEMPTION, "mutate")
     result = run_case("probe_peek", tmp_path, None, [SELF_PREEMPTION, probe, ARRIVALS])
     assert [w.status for w in result.workloads] == ["ok", "ok", "ok"], result.causes()
 

@@ -122,15 +122,3 @@ def test_exploration_lines_from_the_memo_are_the_fresh_ones(class_dir: Path, mem
         assert bug != "correct" or not any(fresh)
         shown += any(fresh)
     assert shown, "no bug shows in the first 40 generated workloads: pick ones that do"
-
-
-def test_the_public_runs_are_read_once_however_many_held_out_parts_come_between() -> None:
-    """Each grade reads the public runs, then its own held-out runs: the public ones stay cached (they were
-    dropped after every second submission, and 3,229 runs read again)."""
-    from conformance.grading import judge
-
-    _, public = corpus_cases(corpus_id())
-    first = run_workloads(public)
-    for key in (1, 2, 3):
-        run_workloads(judge.held_out_part(key, 4)[1])
-        assert run_workloads(public) is first

@@ -16,7 +16,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -26,11 +28,11 @@ from typing import Any
 import pytest
 
 from conformance.sandbox import readers, watch
-from conformance.sandbox.child import encode
+from conformance.sandbox.child import MUTATE, RESAMPLE, drive, encode
 from conformance.sandbox.readers import SEQ_FIELDS, describe, read_field, snapshot
 from conformance.sandbox.run import prepare, prepared, run_in_sandbox
 from conformance.sandbox.spawn import ADDR_NO_RANDOMIZE, job_entry, job_fd
-from conformance.sandbox.types import Limits
+from conformance.sandbox.types import Limits, PlannedRun
 from spec.model import Config
 from spec.trace import Request, make_workload, workload_to_json
 
@@ -167,19 +169,42 @@ WORKLOADS = tuple(make_workload(Config(8, 2, 4, 16), [Request(f"r{j}", 3 + i, 2)
                   for i in range(4))
 
 
-def test_prepared_items_are_the_fresh_ones_and_a_changed_input_is_prepared_again() -> None:
-    as_json = workload_to_json(WORKLOADS[1])
-    runs = (*WORKLOADS, {**as_json, "probe": "mutate"})
+def test_prepared_items_are_the_fresh_ones_made_once_and_a_planned_run_cannot_change() -> None:
+    runs = (*WORKLOADS, PlannedRun(WORKLOADS[1], "mutate"), PlannedRun(WORKLOADS[2], group=(WORKLOADS[3],)))
     fresh = [prepare(w) for w in runs]
     assert prepared(runs) == fresh and prepared(runs) == fresh
     assert [i[0] for i in prepared(runs)[:4]] == list(WORKLOADS)
-    assert all(a is b for a, b in zip(prepared(runs)[:4], prepared(runs)[:4], strict=True))  # made once
-    runs[-1]["config"] = {**runs[-1]["config"], "num_blocks": 9}  # a dict may change: it is read again
-    assert prepared(runs)[-1] == prepare(runs[-1]) != fresh[-1]
+    assert all(a is b for a, b in zip(prepared(runs), prepared(runs), strict=True))  # made once, planned runs too
+    assert fresh[4][1] == workload_to_json(WORKLOADS[1]) and fresh[4][3] == MUTATE  # the probe is not in the JSON
+    assert fresh[5][1]["group"] == [workload_to_json(WORKLOADS[3])]
+    with pytest.raises(dataclasses.FrozenInstanceError):  # so the items made once stay the runs' items
+        runs[-1].workload = WORKLOADS[0]
     again = tuple(WORKLOADS)  # an equal tuple is another object: its items are made for it
     assert prepared(again) == fresh[:4]
     listed = list(WORKLOADS)
     assert prepared(listed) == fresh[:4]
+
+
+def test_only_a_cases_own_run_reads_state_the_runs_compared_with_it_are_black_box() -> None:
+    """The cleared run, the ample twin and an instance alone are judged by their calls alone, as `check` makes them:
+    reading every sequence after every call of those runs cost the child a fifth of its time for nothing."""
+    impl = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
+    w = WORKLOADS[3]
+    result = run_in_sandbox(impl, [w, PlannedRun(w, "mutate"), PlannedRun(w, group=()), PlannedRun(w, "resample")],
+                            Limits(workload_seconds=5))
+    traces = [r.trace for r in result.workloads]
+    assert all(t is not None and t.steps for t in traces), result.causes()
+    state = [["after_update" in step for step in t.steps] for t in traces if t is not None]
+    assert [set(s) for s in state] == [{True}, {False}, {False}, {True}]
+    calls = [[(step["schedule"], step["sampled"], step["finished"]) for step in t.steps] for t in traces if t]
+    assert calls[0] == calls[1] == calls[2] == calls[3]
+    spec = importlib.util.spec_from_file_location("impl_sched", impl)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for probe, reads in ((0, True), (MUTATE, False), (RESAMPLE, True)):  # what the child sends, not only what is read
+        sent = drive(module, workload_to_json(w), 64, True, lambda p=probe: p)["steps"]
+        assert {"after_update" in json.loads(step) for step in sent} == {reads}
 
 
 def test_a_probe_question_in_the_drivers_bytes_is_answered_as_parsed_one_is() -> None:
