@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -185,17 +186,28 @@ def instances(workload: Workload, factory: Factory, other: Workload | None = Non
     Each lane is compared with a run of its workload on a single instance, so the
     submission's own bugs stay the other checks' findings; with `plain`, this
     workload's single-instance run is reused. A workload this submission does not
-    finish alone is skipped, and both lanes stop after a few times its steps.
+    finish alone is skipped, and both lanes stop after a few times its steps. The second runs alone before the two
+    meet, so what they leave behind reaches no run alone; if the two together run out of time where both alone were
+    quick, the first is timed alone again (the sandbox times every run) and the hang is H.timeout (hung_together).
     """
     other = other if other is not None else other_workload(workload)
     alone_a = plain if plain is not None else run_workload(workload, factory, white_box=False)
     if alone_a["stop"] != "done":
         return []  # already a liveness or hygiene finding; two instances would only run longer
     cap = 4 * len(alone_a["steps"]) + 16
-    factory = apart(factory)
-    obs_a, obs_b = interleave([workload, other], factory, cap)
-    [alone_b] = interleave([other], factory, cap)
-    return judge_instances(other, alone_a, obs_a, obs_b, alone_b)
+    side = apart(factory)
+    began = time.process_time()
+    [alone_b] = interleave([other], side, cap)
+    alone_seconds = time.process_time() - began
+    obs_a, obs_b = interleave([workload, other], side, cap)
+    found = judge_instances(other, alone_a, obs_a, obs_b, alone_b)
+    if found or not _timed_out(obs_a) or alone_b["stop"] != "done":
+        return found
+    began = time.process_time()
+    again = run_workload(workload, factory, white_box=False)
+    alone_seconds += time.process_time() - began
+    hung = hung_together(obs_a, alone_seconds, RUN_SECONDS, "with a second instance interleaved call by call")
+    return [hung] if hung is not None and again["stop"] == "done" else []
 
 
 def judge_instances(other: Workload, alone_a: dict[str, Any], obs_a: dict[str, Any], obs_b: dict[str, Any] | None,
@@ -275,13 +287,19 @@ def group_finding(lanes: list[Workload], factory: Factory) -> tuple[Finding | No
     skipped (that is the other checks' finding), as is one that runs out of time (inconclusive).
     """
     alone: dict[Workload, dict[str, Any]] = {}
+    began = time.process_time()
     for w in lanes:
         if w not in alone:
             alone[w] = run_workload(w, factory, white_box=False)
+    alone_seconds = time.process_time() - began
     if any(o["stop"] != "done" for o in alone.values()):
         return None, lanes[0]
     cap = 4 * max(len(o["steps"]) for o in alone.values()) + 16
-    return judge_group(lanes, [alone[w] for w in lanes], interleave(lanes, apart(factory), cap))
+    together = interleave(lanes, apart(factory), cap)
+    found, lane = judge_group(lanes, [alone[w] for w in lanes], together)
+    if found is None and _timed_out(together[0]):  # the group ran out of time where each alone was quick
+        found = hung_together(together[0], alone_seconds, RUN_SECONDS, f"with {len(lanes)} schedulers alive at once")
+    return found, lane
 
 
 def _timed_out(observed: dict[str, Any]) -> bool:

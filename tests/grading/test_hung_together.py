@@ -84,3 +84,21 @@ def test_hiding_an_instances_bug_behind_a_hang_scores_below_the_bug_alone(tmp_pa
     score = {p.parent.name: float(re.search(r'"score": ([0-9.]+)', p.read_text())[1])
              for p in out.glob("*/results.json")}
     assert score["global_batch"] < 100 and score["global_batch_spin"] <= score["global_batch"], score
+
+
+@pytest.mark.long
+def test_check_finds_the_hidden_bug_as_grade_does(tmp_path, monkeypatch):
+    """`check` meets the hang where grade does, beside a second instance, and judges it alike: H.timeout where each
+    instance alone was quick (it was inconclusive, so the two commands disagreed on this bug). Its limit cut to 2 s."""
+    from conformance.adapters import load_target
+    from conformance.checks import history
+    from conformance.checks.history import instances
+
+    monkeypatch.setattr(history, "RUN_SECONDS", 2.0)
+    folder = planted(tmp_path / "class")
+    spin, plain = load_target(str(folder / "global_batch_spin.py")), load_target(str(folder / "global_batch.py"))
+    w = make_workload(Config(8, 2, 2, 8), [Request("a1", 3, 2), Request("a2", 2, 2)])
+    found = instances(w, spin)
+    assert [f.rule for f in found] == ["H.timeout"] and "(2 s of CPU)" in found[0].message, found
+    assert [f.rule for f in instances(w, plain)] == ["H.instances"]  # unhidden, the same bug is found as it is
+    assert instances(w, load_target(str(IMPL))) == []
