@@ -40,6 +40,7 @@ DRIVER_SOURCE = one_module([Path(__file__).with_name(part).read_text() for part 
                            "(spec/loop.py).",
                            future=True)
 MODULE = "p07_scheduler.py"
+FD_DIGITS = 10  # an fd number is below 2**31: the child's argv has one length however many files the grader holds
 RLIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
 _base: list[str] = []
 
@@ -192,7 +193,10 @@ def start(run: Run, base: str, uid: int | None, token: str, submission: bytes | 
     home = how.workdir if level == "process-group" else "/tmp"
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
            "HOME": home, "TMPDIR": home, "SCHEDCHECK_SANDBOX": token}
-    argv = how.argv + [how.python, "-E", "-P", "-s", "-S", "-B", "-c", BOOT_SOURCE, *map(str, fds)]
+    # each fd number written to the same width: the child's first allocations must not depend on how many files the
+    # grader has open (a worker's fds run to two digits), or a submission that keys state by id() is graded otherwise
+    numbers = [f"{fd:0{FD_DIGITS}d}" for fd in fds]
+    argv = how.argv + [how.python, "-E", "-P", "-s", "-S", "-B", "-c", BOOT_SOURCE, *numbers]
     try:
         if not _libc:
             with contextlib.suppress(OSError, AttributeError):

@@ -21,6 +21,8 @@ import enum
 import importlib.util
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -232,6 +234,30 @@ def test_the_child_runs_without_randomization_and_the_parent_keeps_its_own(tmp_p
     assert result.load_failure is not None, result.load_error
     child = int(result.load_failure.message.split()[-1], 16)
     assert child & ADDR_NO_RANDOMIZE
+
+
+def test_the_childs_addresses_do_not_depend_on_the_files_the_grader_holds_open(tmp_path: Path) -> None:
+    """A submission that keys state by id() (a registry of its sequences) was graded 6.25 by one grading process and
+    6.51 by a worker that held more files open: the fd numbers in the child's argv had another width, so its first
+    allocations, and every id() after them, moved. Now a worker, a fresh process and one with 2**7 more open files
+    start the same child."""
+    module = tmp_path / "p07_scheduler.py"
+    module.write_text("xs = [object() for _ in range(1000)]\ndel xs[::3]\n"
+                      "raise RuntimeError('ids %x %x' % (id(object()), id([])))\n")
+
+    code = ("import sys\nfrom conformance.sandbox.run import run_in_sandbox\n"
+            "from conformance.sandbox.types import Limits\nfrom tests.grading.test_sandbox_shortcuts import WORKLOADS\n"
+            "print(run_in_sandbox(sys.argv[1], [WORKLOADS[0]], Limits(workload_seconds=2)).load_failure.message)\n")
+    fresh = subprocess.run([sys.executable, "-c", code, str(module)], capture_output=True, text=True, check=True,
+                           cwd=Path(__file__).resolve().parents[2], close_fds=True).stdout.strip()  # few fds: one digit
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(2**7)]  # three digits
+    try:
+        result = run_in_sandbox(module, [WORKLOADS[0]], Limits(workload_seconds=2))
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert fresh.startswith("ids ") and result.load_failure is not None
+    assert result.load_failure.message == fresh
 
 
 def test_a_job_written_from_kept_entries_reads_as_the_whole_job() -> None:
