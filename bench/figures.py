@@ -328,6 +328,10 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
     _record("throughput_1202", "throughput-2026-12-02.json", "python -m bench --grade-throughput --class course"),
     _record("throughput_cut", "throughput-cut-2026-12-02.json",
             "python -m bench --grade-throughput --class course (and --class catalog), before and after 9aa8e67"),
+    _record("probe_black_box", "probe-black-box-2026-12-05.json",
+            "run_corpus_sandboxed on impl's public runs, before and after 757ba53"),
+    _record("throughput_held", "throughput-held-2026-12-05.json",
+            "python -m bench --grade-throughput --class course --copies 2 --jobs 2"),
     _record("throughput_reach", "throughput-reach-2026-12-03.json",
             "python -m bench --grade-throughput --class course --copies 2 --jobs 2, and impl's runs timed one part "
             "at a time"),
@@ -500,8 +504,13 @@ QUOTES: tuple[Quote, ...] = (
                  + _throughput_row("throughput_reach.with_them")),
     Quote(BENCH, "| each scheduler of a group alone black box and once (8e52960) | "
                  "{throughput_reach.group_alone.runs:,} | " + _throughput_row("throughput_reach.group_alone")),
-    Quote(BENCH, "in a run of their own (260340e and later; latest: {throughput.commit:commit}, "
-                 "{throughput.measured:date}) | "
+    Quote(BENCH, "in a run of their own (260340e and later; last: {throughput_held.commit:commit}, "
+                 "{throughput_held.measured:date}) | {throughput_held.runs:,} | " + _throughput_row("throughput_held")),
+    Quote(BENCH, "impl's public runs cost its child {probe_black_box.after.child:.1f} s of CPU instead of "
+                 "{probe_black_box.before.child:.2f}, and the grader {probe_black_box.after.parent:.2f} s instead of "
+                 "{probe_black_box.before.parent:.2f}."),
+    Quote(BENCH, "| the runs a probe is compared with black box, as `check` makes them, and a class's runs prepared "
+                 "once (757ba53 and later; latest: {throughput.commit:commit}, {throughput.measured:date}) | "
                  "{throughput.runs_per_submission:,} | {throughput.grade_wall_seconds:.1f} s | "
                  "**{throughput.per_minute:.1f}** | {throughput.grader_cpu_seconds_per_submission:.2f}, "
                  "{throughput.sandbox_cpu_seconds_per_submission:.2f} "
