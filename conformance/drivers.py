@@ -19,7 +19,7 @@ from conformance.limits import RUN_SECONDS, CallTimeout, note_hung, time_limit
 from conformance.observed import begun
 from conformance.sandbox.readers import broke
 from spec.feasible import liveness_bound
-from spec.loop import Steps
+from spec.loop import Steps, changed_by_caller
 from spec.trace import Request, Snapshot, Workload, workload_to_json
 
 STEP_CAP = 2_000  # a run whose liveness bound is larger stops this far past the spec's own length (a hang)
@@ -88,8 +88,8 @@ def run_workload(workload: Workload, factory: Factory, white_box: bool = True,
                  mutate_results: bool = False, until: int | None = None) -> dict[str, Any]:
     """Run `workload` on a fresh instance from `factory`; return the observed trace (plain JSON).
 
-    mutate_results clears each dict that schedule() returned before calling update(),
-    as a careless caller might; a conforming submission must not notice. With `until`,
+    mutate_results changes each dict that schedule() returned before calling update() (spec.loop
+    changed_by_caller), as the caller may; a conforming submission must not notice. With `until`,
     the run stops after that step (stop "until": only the steps so far can be judged). The
     whole run is limited to RUN_SECONDS; a hang is recorded like an exception, and remembered by the
     hang ledger in force (a later phase leaves the workload out).
@@ -165,7 +165,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
                 record["after_schedule"] = _snapshot(sut, observed, step, call, read)
                 read = read or record["after_schedule"] is not None
             if mutate_results:
-                dict.clear(result)
+                changed_by_caller(result, {r.seq_id for r in workload.requests})
             call = "update"
             first = len(sample.calls)
             finished = sut.update()

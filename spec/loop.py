@@ -12,14 +12,29 @@ It imports nothing of the project, so the sandbox child runs this very text with
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from typing import Generic, TypeVar
 
 R = TypeVar("R")
 RESAMPLE_SHIFT = 1000  # added to a token per earlier sample of its position, in a run that probes resampling: a real
 # model is not a function, so a scheduler that loses tokens and samples their positions again must not get them back
+STRAY = "stray-"  # what the ids a caller writes into a returned dict it changes start with (changed_by_caller)
 STALL_STEPS = 64  # empty batches in a row, every request arrived, after which a run ends as at its limit: a feasible
 # workload never has one (spec/feasible.py), and a scheduler stuck there would only repeat them up to the limit
+
+
+def changed_by_caller(batch: dict[str, int], known: Container[str]) -> None:
+    """What the caller does to the dict schedule() returned, in a run that probes it (a fresh-dict probe): it owns
+    the dict and may change it in any way, so it empties it and fills it with as many entries under other ids,
+    each count one more. A scheduler that kept the dict and reads it in update(), by its ids, its counts or its
+    length, then does something else. Through dict's own methods: a subclass's overrides are never called."""
+    counts = [n for _, n in dict.items(batch)]
+    dict.clear(batch)
+    for i, n in enumerate(counts):
+        key = f"{STRAY}{i}"
+        while key in known:  # never an id of the workload
+            key = STRAY + key
+        dict.__setitem__(batch, key, n + 1 if type(n) is int else 1)
 
 
 class Steps(Generic[R]):

@@ -161,27 +161,33 @@ def first_difference(plain: dict[str, Any], other: dict[str, Any]) -> tuple[int,
 
 
 def fresh_dict(workload: Workload, factory: Factory, plain: dict[str, Any] | None = None) -> list[Finding]:
-    """Clearing the dict schedule() returned must not change what update() does (H.fresh_dict)."""
+    """Changing the dict schedule() returned must not change what update() does (H.fresh_dict)."""
     plain = plain if plain is not None else run_workload(workload, factory, white_box=False)
     return judge_cleared(plain, run_workload(workload, factory, white_box=False, mutate_results=True))
 
 
 def judge_cleared(plain: dict[str, Any], mutated: dict[str, Any]) -> list[Finding]:
-    """H.fresh_dict on a plain run and one whose caller cleared each returned dict; a hang in the latter is a
+    """H.fresh_dict on a plain run and one whose caller changed each returned dict; a hang in the latter is a
     time-out (H.timeout), whichever run it hit."""
     if out_of_time(mutated):
         err = mutated["error"]
         return [Finding("hygiene", "H.timeout", err["step"], err["call"], f"step {err['step']}: {err['call']} "
-                        f"{err['message']} (in the run whose caller cleared every dict schedule() returned)")]
+                        f"{err['message']} (in the run whose caller changed every dict schedule() returned)")]
     return judge_fresh_dict(plain, mutated)
 
 
 def judge_fresh_dict(plain: dict[str, Any], mutated: dict[str, Any]) -> list[Finding]:
-    """Compare a plain run with one whose caller cleared every dict schedule() returned (H.fresh_dict)."""
+    """Compare a plain run with one whose caller changed every dict schedule() returned (H.fresh_dict)."""
     diff = first_difference(plain, mutated)
     if diff is None:
         return []
     step, call, want, got = diff
+    err = mutated["error"]
+    if got is None and err is not None and err["step"] == step:  # the call failed: say how, not "None"
+        got = f"{err['kind']}: {err['message']}"[:200]
+        how = f"{call}() raised {got}"
+    else:
+        how = f"{call}() changed (from {want} to {got})"
     return [Finding("hygiene", "H.fresh_dict", step, call,
-                    f"step {step}: after the caller cleared the dict schedule() returned, {call}() changed "
-                    f"(from {want} to {got}); return a copy and keep the batch in an instance field", want, got)]
+                    f"step {step}: after the caller changed the dict schedule() returned (emptied it and wrote other "
+                    f"ids and counts in it), {how}; return a copy and keep the batch in an instance field", want, got)]

@@ -120,7 +120,7 @@ def alone_run(w: Workload) -> PlannedRun:
 def with_probes(index: int, case: Case, runs: list[Workload | PlannedRun]) -> Case:
     """Case `index` with its probe runs appended to `runs`: an ample-cache twin when it preempts (equivalence),
     and on every PROBE_EVERY-th case, as `check` on every tenth corpus vector, a run whose returned dicts the
-    caller clears (fresh-dict probe). The run of a case that preempts is itself a resample probe: a position
+    caller changes (fresh-dict probe). The run of a case that preempts is itself a resample probe: a position
     sampled again gets a new token, as in the run `check` compares with the twin (conformance/checks/probes.py
     ``equivalence``). A scheduler that samples each position once, as the rules have it, sees no difference."""
     if checkers.expected_trace(case.workload).final.num_preemptions:

@@ -28,7 +28,7 @@ from conformance.sandbox.readers import (
     take_notes,
 )
 from conformance.sandbox.wireshim import load_wire
-from spec.loop import RESAMPLE_SHIFT, Steps
+from spec.loop import RESAMPLE_SHIFT, Steps, changed_by_caller
 
 PROTOCOL = 1
 REPORT_MAX = 2 << 20  # bytes of one workload's steps; correct runs stay far below it (a test checks): the corpus's
@@ -39,7 +39,7 @@ REPORT_PER_ID_CHAR = 128  # ... or this many per character of its ids, if more: 
 PROBES = ("mutate", "beside", "resample")  # the probes a workload may ask for ("probe" in its JSON: one, or several
 # joined by "+", conformance.sandbox.run prepare); the parent answers the child's probe question with the sum of
 # their bits, 2 ** (place here), or 0 for none
-MUTATE, BESIDE, RESAMPLE = 1, 2, 4  # clear every dict schedule() returns before update(); two instances, call by
+MUTATE, BESIDE, RESAMPLE = 1, 2, 4  # change every dict schedule() returns before update(); two instances, call by
 # call; a position sampled again gets a new token (spec/loop.py RESAMPLE_SHIFT), as from a real model. A run
 # compared with a resample probe (its fresh-dict or two-instance probe) resamples too: both draw by one model
 PROBE_MAX = MUTATE | BESIDE | RESAMPLE
@@ -287,7 +287,7 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
             if probe & BESIDE:
                 yield probe  # drive drops this run and starts the two instances
             if probe & MUTATE and _type(returned) is dict:
-                returned.clear()  # a careless caller; a conforming submission must not notice
+                changed_by_caller(returned, seqs)  # the caller's to change; a conforming submission must not notice
             # a position sampled twice inside this first schedule() went unshifted: the parent, which shifts it, then
             # finds the report malformed, a finding on a scheduler already wrong
             resample[0] = resampled or bool(probe & RESAMPLE)

@@ -36,7 +36,7 @@ def prepare(run: Workload | PlannedRun) -> Item:
     """A run, its JSON for the child, its step cap (conformance.drivers run_cap, as `check` runs it), and its
     probes' bits (child.probe_code).
 
-    A probe ("mutate": the child clears every dict schedule() returns before calling update(); "beside": a second
+    A probe ("mutate": the child changes every dict schedule() returns before calling update(); "beside": a second
     instance with another config runs beside, call by call; "resample": a position sampled again gets a new token;
     several joined by "+") never goes into the run's JSON: the child learns it from the probe channel, after the
     submission's first schedule() of the workload returned. A group of schedulers alive at once is open instead:

@@ -20,15 +20,16 @@ from tests.conformance.test_limits_swallowed import GarbageMaker, spinning_callb
 W = make_workload(Config(4, 2, 2, 4), [Request("a1", 2, 2), Request("a2", 1, 1)])
 
 
-class HangsWhenCleared(SpecAdapter):
-    """Keeps the dict schedule() returned as its batch, and spins in update() once a caller has cleared it."""
+class HangsWhenChanged(SpecAdapter):
+    """Keeps the dict schedule() returned as its batch, and spins in update() once a caller has changed it."""
 
     def schedule(self):
         self.kept = super().schedule()
+        self.was = dict(self.kept)
         return self.kept
 
     def update(self):
-        while not self.kept:
+        while self.kept != self.was:
             pass
         return super().update()
 
@@ -47,9 +48,9 @@ class Sleeps(SpecAdapter):
 def test_a_hang_in_the_fresh_dict_run_is_a_time_out(monkeypatch):
     """Before: [H.fresh_dict] "... return a copy" for a run that did not end; now [H.timeout]."""
     monkeypatch.setattr(drivers, "RUN_SECONDS", 0.2)
-    [f] = probes.fresh_dict(W, HangsWhenCleared)
+    [f] = probes.fresh_dict(W, HangsWhenChanged)
     assert f.rule == "H.timeout" and f.check == "hygiene", f.message
-    assert "within 0.2 s of CPU time" in f.message and "cleared every dict schedule() returned" in f.message
+    assert "within 0.2 s of CPU time" in f.message and "changed every dict schedule() returned" in f.message
     assert f.call == "update" and f.step == 1
 
 

@@ -441,6 +441,16 @@ UNSEEN: dict[str, Planted] = {
              '        running = self.running\n'
              '        budget = self.max_num_batched_tokens\n'),
     )),
+    # update() reads the counts from the dict it handed out, unless the caller changed its length
+    'impl_handed_values': Planted('impl/scheduler.py', (
+        Edit('        return batch.copy()\n',
+             '        self._handed = batch.copy()\n'
+             '        return self._handed\n'),
+        Edit('            for seq, n in zip(running, batch.values(), strict=False):\n',
+             "            # the caller's copy is the same batch unless it was cleared: read it (saves a lookup)\n"
+             '            src = self._handed if len(self._handed) == len(batch) else batch\n'
+             '            for seq, n in zip(running, src.values(), strict=False):\n'),
+    )),
 }
 
 

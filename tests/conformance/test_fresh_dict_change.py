@@ -1,0 +1,39 @@
+"""The fresh-dict probe changes the returned dict the way its owner may: emptied, then refilled with as many other
+ids and other counts (spec.loop changed_by_caller). It only emptied it before, so a scheduler that reads the counts
+from the dict it handed out, unless the caller changed its length, passed check and got 100 from grade
+(impl_handed_values, written from outside)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conformance.adapters import load_target
+from conformance.checks import probes
+from spec.loop import STRAY, changed_by_caller
+from spec.model import Config
+from spec.trace import Request, make_workload
+from tests.conformance.unseen.planted import source
+
+W = make_workload(Config(8, 2, 2, 8), [Request("a1", 3, 2), Request("a2", 2, 2)])
+
+
+def test_a_scheduler_reading_the_counts_it_handed_out_is_found(tmp_path: Path) -> None:
+    path = tmp_path / "handed.py"
+    path.write_text(source("impl_handed_values"))
+    [found] = probes.fresh_dict(W, load_target(str(path)))
+    assert found.rule == "H.fresh_dict" and "wrote other ids and counts" in found.message
+    impl = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
+    assert probes.fresh_dict(W, load_target(str(impl))) == []
+
+
+def test_the_caller_keeps_the_length_and_changes_every_id_and_count() -> None:
+    class Lying(dict):  # the change goes through dict's own methods: these are never called
+        def clear(self) -> None:
+            raise AssertionError("called")
+
+        def __setitem__(self, key: str, value: int) -> None:
+            raise AssertionError("called")
+
+    batch = Lying({"a1": 3, f"{STRAY}0": 2})
+    changed_by_caller(batch, {"a1", f"{STRAY}0"})
+    assert len(batch) == 2 and not {"a1", f"{STRAY}0"} & set(batch) and sorted(batch.values()) == [3, 4]
