@@ -264,6 +264,17 @@ def num_blocks_binds(w: Workload, t: Trace) -> Seen:
     return of((w.config.num_blocks,)) if full else NOTHING
 
 
+def num_blocks_one_short(w: Workload, t: Trace) -> Seen:
+    """num_blocks, when a running sequence needs a block while at most one is free and is preempted for it, or
+    preempts another (P1.preempt, P1.skip_self): the fit tested at the cache's very edge."""
+    used = 0  # blocks_used as the step began
+    for s in t.steps:
+        if used >= w.config.num_blocks - 1 and any(e.rule in PREEMPTING for e in s.events):
+            return of((w.config.num_blocks,))
+        used = s.after_update.blocks_used
+    return NOTHING
+
+
 def budget_binds(w: Workload, t: Trace) -> Seen:
     whole = any(sum(n for _, n in s.batch) == w.config.max_num_batched_tokens for s in t.steps)
     return of((w.config.max_num_batched_tokens,)) if whole else NOTHING
@@ -437,6 +448,11 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("num-blocks", "the config's num_blocks", "when it binds: blocks_used reaches it",
               "block tables past 2^16 blocks (uint16 block ids), int32 and int64 counters",
               (QUICK_NUMBERS,), (DEFAULT_NUMBERS,), _on_trace(num_blocks_binds)),
+    Dimension("num-blocks-one-short", "the config's num_blocks, with at most one block free",
+              "when a running sequence then needs a block more than is free (P1.preempt or P1.skip_self)",
+              "a fit asked in floating point ((used + need) / total <= 1.0 passes one block past 2^53); int32 and "
+              "int64 counters of free blocks", (Listed((2,)), Around(2, QUICK_NUMBER_BITS)), (DEFAULT_NUMBERS,),
+              _on_trace(num_blocks_one_short)),
     Dimension("max-num-batched-tokens", "the config's token budget", "when it binds: a batch uses all of it",
               "step budgets of 8192..65536 tokens; int32 clamps; float budgets",
               (QUICK_NUMBERS,), (DEFAULT_NUMBERS,), _on_trace(budget_binds)),

@@ -117,13 +117,24 @@ def full_cache(v: int) -> Workload:
     return _workload(config, reqs, f"num-blocks-{v}", {"n1": -v - 1, "n2": v - 1, "n3": -v}, {"n2": {1}})
 
 
+def one_block_over(v: int) -> Workload:
+    """num_blocks = v (v >= 2), all but one block filled by the first step (both, for v = 2); in the second each
+    of the two sequences needs one block more, one more than is free, so the second gives its own up
+    (P1.skip_self; for v = 2 the first preempts it) and runs after the first finishes. A submission that asks
+    "does it fit?" in floating point ((used + need) / total <= 1.0) grants it from 2**53 blocks on, where the
+    quotient of v + 1 and v rounds to 1.0. Tokens -(v + 1) and v - 1 on."""
+    first = Request("n1", v - 2 if v > 2 else 1, 2)
+    return _workload(Config(v, 1, 2, v), (first, Request("n2", 1, 2)), f"num-blocks-{v}-one-over",
+                     {"n1": -v - 1, "n2": v - 1})
+
+
 def number_workloads(low: int, high: int) -> tuple[Workload, ...]:
-    """Both kinds for every v around 2**low .. 2**high, ascending."""
+    """The three kinds for every v around 2**low .. 2**high, ascending."""
     out = []
     for v in thresholds(low, high):
         out.append(budget_and_block(v))
         if v >= 2:
-            out.append(full_cache(v))
+            out += [full_cache(v), one_block_over(v)]
     return tuple(out)
 
 

@@ -59,6 +59,13 @@ def test_a_step_loop_recursing_per_step_fails_past_the_recursion_limit(tmp_path)
     assert found["hygiene"].rule == "H.raised" and "RecursionError" in found["hygiene"].message
 
 
+def test_a_fit_asked_in_floating_point_fails_one_block_past_a_cache_of_2_53(tmp_path):
+    path = planted("impl_float_fit", tmp_path)
+    assert not findings(reach.one_block_over(2**53 - 1), path)
+    found = findings(reach.one_block_over(2**53), path)
+    assert found["differential"].rule == "P2.stop" and found["invariants"].rule == "I1"
+
+
 def cli(path: Path, profile: str, tmp_path: Path) -> str:
     out = tmp_path / f"{path.stem}.{profile}.json"
     subprocess.run([sys.executable, "-m", "conformance", "check", str(path), "--profile", profile, "--quiet",

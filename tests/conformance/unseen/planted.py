@@ -485,6 +485,12 @@ PAST_QUICK: dict[str, Planted] = {
         Edit('        self.waiting: deque[Sequence] = deque()  # head first\n',
              '        self.waiting: deque[Sequence] = deque(maxlen=2048)  # head first; bounded as the server is\n'),
     )),
+    # "does it fit?" asked as a float ratio of the cache
+    'impl_float_fit': Planted('impl/scheduler.py', (
+        Edit('                if used + need <= total:\n', '                if (used + need) / total <= 1.0:\n'),
+        Edit('                    if used + need > total:\n', '                    if (used + need) / total > 1.0:\n'),
+        Edit('        while used + need > total:\n', '        while (used + need) / total > 1.0:\n'),
+    )),
 }
 
 
