@@ -48,7 +48,7 @@ class ItemResult:
     output: str  # Markdown for the student
     vectors_run: int = 0
     vectors_passed: int = 0
-    failed_checks: tuple[str, ...] = ()  # the item's checks with a finding on some case, sorted (as `check` names them)
+    failed_checks: tuple[str, ...] = ()  # the checks blamed for its failing cases, sorted (as `check` names them)
 
 
 @dataclass(frozen=True, slots=True)

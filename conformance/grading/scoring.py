@@ -58,8 +58,8 @@ def score_item(item: Item, rubric: Rubric, cases: tuple[Case, ...], verdicts: li
         held_run += held
         ended = category(result)
         bad = [f for c in relevant if (f := found[c]) is not None]  # [H.history] too: it moves the blame only
-        failed_checks.update(c for c in relevant if (f := found[c]) is not None  # the blame: [H.history] is hygiene's
-                             and (f.rule != "H.history" or c == "hygiene"))
+        failed_checks.update("hygiene" if f.rule == "H.history" else c  # the blame: [H.history] is hygiene's, as in
+                             for c in relevant if (f := found[c]) is not None)  # check's report, even off the item
         if not bad and ended == "passed":
             passed += 1
             held_passed += held

@@ -109,7 +109,8 @@ def test_a_case_put_down_to_history_still_fails_every_item_that_named_its_check(
     observed = [{"steps": [], "error": None, "stop": "done", "outputs": {}} for _ in cases]
     got = score_item(item, rubric, cases, verdicts, results, observed)
     assert (got.vectors_passed, got.vectors_run) == (1, 2) and got.score == item.points / 2
-    assert got.failed_checks == ()  # the check blamed is hygiene's, in the item that names it
+    assert got.failed_checks == ("hygiene",)  # the check blamed, as check's report blames it: a failed item never
+    # names no check (it named none here, so a tool matching grade's items to check's failing rows found nothing)
     other = dataclasses.replace(item, checks=("differential",))
     assert score_item(other, rubric, cases, verdicts, results, observed).vectors_passed == 2  # another check
 
