@@ -179,6 +179,12 @@ def apart(factory: Factory) -> Factory:
     return factory.apart() if isinstance(factory, CanonicalFactory) else factory
 
 
+def _after(factory: Factory, runs: Sequence[dict[str, Any]]) -> None:
+    """After instances apart ran, a copy one of them hung in is dropped (CanonicalFactory.hung_apart)."""
+    if isinstance(factory, CanonicalFactory) and any(_timed_out(o) for o in runs):
+        factory.hung_apart()
+
+
 def instances(workload: Workload, factory: Factory, other: Workload | None = None,
               plain: dict[str, Any] | None = None) -> list[Finding]:
     """Two instances with different configs, interleaved; each must do what it does alone (H.instances).
@@ -200,6 +206,7 @@ def instances(workload: Workload, factory: Factory, other: Workload | None = Non
     [alone_b] = interleave([other], side, cap)
     alone_seconds = time.process_time() - began
     obs_a, obs_b = interleave([workload, other], side, cap)
+    _after(factory, [alone_b, obs_a])
     found = judge_instances(other, alone_a, obs_a, obs_b, alone_b)
     if found or not _timed_out(obs_a) or alone_b["stop"] != "done":
         return found
@@ -296,6 +303,7 @@ def group_finding(lanes: list[Workload], factory: Factory) -> tuple[Finding | No
         return None, lanes[0]
     cap = 4 * max(len(o["steps"]) for o in alone.values()) + 16
     together = interleave(lanes, apart(factory), cap)
+    _after(factory, together[:1])
     found, lane = judge_group(lanes, [alone[w] for w in lanes], together)
     if found is None and _timed_out(together[0]):  # the group ran out of time where each alone was quick
         found = hung_together(together[0], alone_seconds, RUN_SECONDS, f"with {len(lanes)} schedulers alive at once")

@@ -100,5 +100,7 @@ def test_check_finds_the_hidden_bug_as_grade_does(tmp_path, monkeypatch):
     w = make_workload(Config(8, 2, 2, 8), [Request("a1", 3, 2), Request("a2", 2, 2)])
     found = instances(w, spin)
     assert [f.rule for f in found] == ["H.timeout"] and "(2 s of CPU)" in found[0].message, found
+    again = instances(w, spin)  # the copy the two hung in is dropped, as the sandbox starts a fresh child: the
+    assert [f.rule for f in again] == ["H.timeout"], again  # second instance alone no longer hangs on its globals
     assert [f.rule for f in instances(w, plain)] == ["H.instances"]  # unhidden, the same bug is found as it is
     assert instances(w, load_target(str(IMPL))) == []
