@@ -165,7 +165,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
                 record["after_schedule"] = _snapshot(sut, observed, step, call, read)
                 read = read or record["after_schedule"] is not None
             if mutate_results:
-                changed_by_caller(result, {r.seq_id for r in workload.requests})
+                changed_by_caller(result, {r.seq_id for r in workload.requests}, step)
             call = "update"
             first = len(sample.calls)
             finished = sut.update()

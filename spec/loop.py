@@ -23,14 +23,21 @@ STALL_STEPS = 64  # empty batches in a row, every request arrived, after which a
 # workload never has one (spec/feasible.py), and a scheduler stuck there would only repeat them up to the limit
 
 
-def changed_by_caller(batch: dict[str, int], known: Container[str]) -> None:
-    """What the caller does to the dict schedule() returned, in a run that probes it (a fresh-dict probe): it owns
-    the dict and may change it in any way, so it empties it and fills it with as many entries under other ids,
-    each count one more. A scheduler that kept the dict and reads it in update(), by its ids, its counts or its
-    length, then does something else. Through dict's own methods: a subclass's overrides are never called."""
-    counts = [n for _, n in dict.items(batch)]
+def changed_by_caller(batch: dict[str, int], known: Container[str], step: int) -> None:
+    """What the caller does to the dict schedule() returned at `step`, in a run that probes it (a fresh-dict probe):
+    it owns the dict and may change it in any way, so it changes it each way in turn: in steps 1, 4, ... it writes
+    as many entries under other ids, each count one more; in steps 2, 5, ... it empties it; in steps 3, 6, ... it
+    adds one to every count. A scheduler that kept the dict and reads it in update(), by its ids, its counts or its
+    length, does something else within three steps. Through dict's own methods: a subclass's are never called."""
+    pairs = list(dict.items(batch))
+    if step % 3 == 0:
+        for key, n in pairs:
+            dict.__setitem__(batch, key, n + 1 if type(n) is int else 1)
+        return
     dict.clear(batch)
-    for i, n in enumerate(counts):
+    if step % 3 == 2:
+        return
+    for i, (_, n) in enumerate(pairs):
         key = f"{STRAY}{i}"
         while key in known:  # never an id of the workload
             key = STRAY + key

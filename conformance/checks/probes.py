@@ -189,5 +189,6 @@ def judge_fresh_dict(plain: dict[str, Any], mutated: dict[str, Any]) -> list[Fin
     else:
         how = f"{call}() changed (from {want} to {got})"
     return [Finding("hygiene", "H.fresh_dict", step, call,
-                    f"step {step}: after the caller changed the dict schedule() returned (emptied it and wrote other "
-                    f"ids and counts in it), {how}; return a copy and keep the batch in an instance field", want, got)]
+                    f"step {step}: after the caller changed the dict schedule() returned (it writes other ids, "
+                    f"empties it or changes every count, in turn), {how}; return a copy and keep the batch in an "
+                    "instance field", want, got)]

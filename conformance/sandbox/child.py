@@ -287,7 +287,7 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
             if probe & BESIDE:
                 yield probe  # drive drops this run and starts the two instances
             if probe & MUTATE and _type(returned) is dict:
-                changed_by_caller(returned, seqs)  # the caller's to change; a conforming submission must not notice
+                changed_by_caller(returned, seqs, step)  # the caller's to change; a conforming scheduler never notices
             # a position sampled twice inside this first schedule() went unshifted: the parent, which shifts it, then
             # finds the report malformed, a finding on a scheduler already wrong
             resample[0] = resampled or bool(probe & RESAMPLE)

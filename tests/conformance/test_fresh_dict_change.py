@@ -21,12 +21,14 @@ def test_a_scheduler_reading_the_counts_it_handed_out_is_found(tmp_path: Path) -
     path = tmp_path / "handed.py"
     path.write_text(source("impl_handed_values"))
     [found] = probes.fresh_dict(W, load_target(str(path)))
-    assert found.rule == "H.fresh_dict" and "wrote other ids and counts" in found.message
+    assert found.rule == "H.fresh_dict" and "writes other ids" in found.message
     impl = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
     assert probes.fresh_dict(W, load_target(str(impl))) == []
 
 
-def test_the_caller_keeps_the_length_and_changes_every_id_and_count() -> None:
+def test_the_caller_changes_the_dict_each_way_in_turn() -> None:
+    """Step 1: other ids, as many, each count one more; step 2: empty; step 3: the same ids, each count one more.
+    A reader of its length alone, or of the counts of the ids still there, met only one of these (from outside)."""
     class Lying(dict):  # the change goes through dict's own methods: these are never called
         def clear(self) -> None:
             raise AssertionError("called")
@@ -34,6 +36,11 @@ def test_the_caller_keeps_the_length_and_changes_every_id_and_count() -> None:
         def __setitem__(self, key: str, value: int) -> None:
             raise AssertionError("called")
 
-    batch = Lying({"a1": 3, f"{STRAY}0": 2})
-    changed_by_caller(batch, {"a1", f"{STRAY}0"})
-    assert len(batch) == 2 and not {"a1", f"{STRAY}0"} & set(batch) and sorted(batch.values()) == [3, 4]
+    known = {"a1", f"{STRAY}0"}
+    got = []
+    for step in (1, 2, 3, 4):
+        batch = Lying({"a1": 3, f"{STRAY}0": 2})
+        changed_by_caller(batch, known, step)
+        got.append(dict(batch))
+    assert len(got[0]) == 2 and not known & set(got[0]) and sorted(got[0].values()) == [3, 4]
+    assert got[1] == {} and got[2] == {"a1": 4, f"{STRAY}0": 3} and got[3] == got[0]

@@ -441,6 +441,23 @@ UNSEEN: dict[str, Planted] = {
              '        running = self.running\n'
              '        budget = self.max_num_batched_tokens\n'),
     )),
+    # update() sizes its clean-up by the length of the dict it handed out
+    'impl_handed_length': Planted('impl/scheduler.py', (
+        Edit('        return batch.copy()\n',
+             '        self._handed = batch.copy()\n'
+             '        return self._handed\n'),
+        Edit('                k = len(batch)\n',
+             '                k = len(self._handed)  # the batch the engine was given\n'),
+    )),
+    # update() takes a count from the dict it handed out while that id is still in it
+    'impl_handed_counts': Planted('impl/scheduler.py', (
+        Edit('        return batch.copy()\n',
+             '        self._handed = batch.copy()\n'
+             '        return self._handed\n'),
+        Edit('            for seq, n in zip(running, batch.values(), strict=False):\n',
+             '            for seq, n in zip(running, batch.values(), strict=False):\n'
+             '                n = self._handed.get(seq.seq_id, n)  # the engine may have trimmed a chunk\n'),
+    )),
     # update() reads the counts from the dict it handed out, unless the caller changed its length
     'impl_handed_values': Planted('impl/scheduler.py', (
         Edit('        return batch.copy()\n',
