@@ -1,5 +1,5 @@
-"""The fresh-dict probe changes the returned dict the way its owner may: emptied, then refilled with as many other
-ids and other counts (spec.loop changed_by_caller). It only emptied it before, so a scheduler that reads the counts
+"""The fresh-dict probe changes the returned dict the ways its owner may, in turn: as many other ids, emptied, every
+count changed (spec.loop changed_by_caller). It only emptied it before, so a scheduler that reads the counts
 from the dict it handed out, unless the caller changed its length, passed check and got 100 from grade
 (impl_handed_values, written from outside)."""
 
