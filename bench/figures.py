@@ -330,6 +330,8 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
             "python -m bench --grade-throughput --class course (and --class catalog), before and after 9aa8e67"),
     _record("probe_black_box", "probe-black-box-2026-12-05.json",
             "run_corpus_sandboxed on impl's public runs, before and after 757ba53"),
+    _record("throughput_black_box", "throughput-black-box-2026-12-05.json",
+            "python -m bench --grade-throughput --class course --copies 2 --jobs 2"),
     _record("throughput_held", "throughput-held-2026-12-05.json",
             "python -m bench --grade-throughput --class course --copies 2 --jobs 2"),
     _record("throughput_reach", "throughput-reach-2026-12-03.json",
@@ -510,7 +512,11 @@ QUOTES: tuple[Quote, ...] = (
                  "{probe_black_box.before.child:.2f}, and the grader {probe_black_box.after.parent:.2f} s instead of "
                  "{probe_black_box.before.parent:.2f}."),
     Quote(BENCH, "| the runs a probe is compared with black box, as `check` makes them, and a class's runs prepared "
-                 "once (757ba53 and later; latest: {throughput.commit:commit}, {throughput.measured:date}) | "
+                 "once (757ba53; {throughput_black_box.commit:commit}, {throughput_black_box.measured:date}) | "
+                 "{throughput_black_box.runs:,} | " + _throughput_row("throughput_black_box")),
+    Quote(BENCH, "| with a cache one block short at every threshold (c477d54) and three more bugs written from outside "
+                 "in the class ({throughput.submissions:,} submissions; latest: {throughput.commit:commit}, "
+                 "{throughput.measured:date}) | "
                  "{throughput.runs_per_submission:,} | {throughput.grade_wall_seconds:.1f} s | "
                  "**{throughput.per_minute:.1f}** | {throughput.grader_cpu_seconds_per_submission:.2f}, "
                  "{throughput.sandbox_cpu_seconds_per_submission:.2f} "
