@@ -220,6 +220,7 @@ def engine_adapter(tmp_path, settings: str, engine: str = "vllm-v1", follows: st
     return str(path)
 
 
+@pytest.mark.long
 def test_an_engine_that_reports_its_configuration_is_judged_by_the_policy_that_matches_it(tmp_path):
     chunk = "vllm-v1:reserve_full_isl=false"
     report = run("spec", "quick", adapter=engine_adapter(tmp_path, '(("reserve_full_isl", False),)', follows=chunk))

@@ -3,6 +3,8 @@
 import random
 from pathlib import Path
 
+import pytest
+
 from conformance.selfcheck import differential
 from conformance.selfcheck.campaign import Outcome, check_one, run_child, select, table
 from conformance.selfcheck.mutate import Mutant, mutants
@@ -20,6 +22,7 @@ def tail_mutant() -> Mutant:
     return found[TAIL_MUTANT]
 
 
+@pytest.mark.long
 def test_preempted_to_tail_mutant_is_killed(tmp_path: Path) -> None:
     outcome = check_one("class_per_phase", tail_mutant(), "quick", tmp_path, timeout=120.0)
     assert outcome.status == "killed", outcome
