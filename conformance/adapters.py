@@ -186,7 +186,6 @@ class CanonicalFactory:
                 pass
         return self._apart
 
-
     def hung_apart(self) -> None:
         """Instances apart ran out of time: the next apart() loads a fresh copy, as the sandbox starts a fresh child
         after a hang (a copy left mid-call, its globals half-changed, would make every later run there hang too)."""

@@ -119,6 +119,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
     observed = begun(workload_to_json(workload), white_box, steps)
     where["observed"] = observed
     sample = Recorder(workload)
+    ids = {r.seq_id for r in workload.requests}  # what a caller changing a returned dict never writes
     call = "create"
     step = 0
 
@@ -165,7 +166,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
                 record["after_schedule"] = _snapshot(sut, observed, step, call, read)
                 read = read or record["after_schedule"] is not None
             if mutate_results:
-                changed_by_caller(result, {r.seq_id for r in workload.requests}, step)
+                changed_by_caller(result, ids, step)
             call = "update"
             first = len(sample.calls)
             finished = sut.update()

@@ -43,7 +43,7 @@ MUTATE, BESIDE, RESAMPLE = 1, 2, 4  # change every dict schedule() returns befor
 # call; a position sampled again gets a new token (spec/loop.py RESAMPLE_SHIFT), as from a real model. A run
 # compared with a resample probe (its fresh-dict or two-instance probe) resamples too: both draw by one model
 PROBE_MAX = MUTATE | BESIDE | RESAMPLE
-_type, _len, _int, _str = type, len, int, str
+_type, _len, _int, _str, _issubclass = type, len, int, str, issubclass
 
 
 def probe_code(asked: object) -> int:
@@ -286,7 +286,7 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
             probe = probed()  # asked only now, after the call returned
             if probe & BESIDE:
                 yield probe  # drive drops this run and starts the two instances
-            if probe & MUTATE and _type(returned) is dict:
+            if probe & MUTATE and _issubclass(_type(returned), dict):  # a subclass too, as `check` changes it
                 changed_by_caller(returned, seqs, step)  # the caller's to change; a conforming scheduler never notices
             # a position sampled twice inside this first schedule() went unshifted: the parent, which shifts it, then
             # finds the report malformed, a finding on a scheduler already wrong

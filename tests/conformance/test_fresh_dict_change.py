@@ -44,3 +44,26 @@ def test_the_caller_changes_the_dict_each_way_in_turn() -> None:
         got.append(dict(batch))
     assert len(got[0]) == 2 and not known & set(got[0]) and sorted(got[0].values()) == [3, 4]
     assert got[1] == {} and got[2] == {"a1": 4, f"{STRAY}0": 3} and got[3] == got[0]
+
+
+def test_a_kept_dict_subclass_is_changed_by_both_commands(tmp_path: Path) -> None:
+    """check's driver changed a returned dict subclass, the sandbox child only an exact dict: a scheduler that kept
+    and read the subclass it returned failed check and passed grade's probe."""
+    import importlib.util
+    import json
+
+    from conformance.sandbox.child import MUTATE, drive
+    from spec.trace import workload_to_json
+
+    text = source("impl_handed_counts").replace("self._handed = batch.copy()", "self._handed = Handed(batch)")
+    path = tmp_path / "handed_subclass.py"
+    path.write_text(text + "\n\nclass Handed(dict):\n    pass\n")
+    w = make_workload(Config(8, 2, 2, 8), [Request("a1", 3, 4), Request("a2", 2, 4)])  # counts change in step 3
+    assert [f.rule for f in probes.fresh_dict(w, load_target(str(path)))] == ["H.fresh_dict"]
+    spec = importlib.util.spec_from_file_location("handed_subclass", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    runs = [[json.loads(s) for s in drive(module, workload_to_json(w), 64, False, lambda p=p: p)["steps"]]
+            for p in (0, MUTATE)]
+    assert [s["sampled"] for s in runs[0]] != [s.get("sampled") for s in runs[1]]
