@@ -115,7 +115,9 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
         def step(self) -> None:
             self.steps += 1
             self.state, batch = schedule(self.state)
-            if not self.open and not self.idle_calls:  # the engine's contract: nothing to do, so no call
+            # the engine's contract: nothing to do, so no call; and before the first add() neither: a run with no
+            # request is no workload, so neither command could judge or replay what such a call returned
+            if (not self.open and not self.idle_calls) or not self.requests:
                 self.state, _ = update(self.state, _sample)  # the spec's step is empty too
                 return
             got = self.call(lambda sut: sut.schedule(), "schedule()")

@@ -280,7 +280,7 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
             call = "schedule"
             del sampled[:]  # a sample_fn call during schedule() is recorded with this step too
             returned = sched.schedule()
-            record["schedule"] = read_batch(returned, seqs)
+            record["schedule"] = read_batch(returned)
             if keeper is not None:
                 keeper.schedule(step, returned)
             probe = probed()  # asked only now, after the call returned

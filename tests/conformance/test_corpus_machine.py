@@ -143,3 +143,22 @@ def test_exclude_family_option_names_the_known_families():
     assert families_except([]) is None
     kept = families_except(["counterexamples"])
     assert "counterexamples" not in kept and set(kept) | {"counterexamples"} == set(family_names())
+
+
+def test_a_failing_machine_run_always_has_a_request_so_check_can_replay_it(tmp_path):
+    """The machine called schedule() in runs that never added a request. A scheduler naming an unknown id in every
+    batch failed there first: a run that is no workload, which the workload driver cannot replay, so `check` left
+    stateful UNKNOWN while `grade` (which judges the machine's runs with a request) failed it."""
+    from pathlib import Path
+
+    from conformance.sources import stateful_finding
+
+    root = Path(__file__).resolve().parents[2]
+    path = tmp_path / "ghost.py"
+    path.write_text((root / "impl" / "scheduler.py").read_text() + "\n\n"
+                    + (root / "tests" / "grading" / "hostile" / "unknown_id.py").read_text())
+    factory = load_target(str(path))
+    found = run_machine(factory, 15, 10)
+    assert found is not None and found.requests, found
+    finding = stateful_finding(factory, True)(found)
+    assert finding is not None and finding.rule == "P1", finding

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from conformance import drivers
+from conformance.adapters import load_target
 from conformance.checks import checkers, whitebox
 from conformance.grading.observe import observed_trace
 from conformance.sandbox.isolation import works
@@ -94,8 +96,6 @@ def test_optimized_implementation_matches_the_reference_through_the_sandbox() ->
     ("os_exit", "exit", ["code 7"]),
     ("base_exception", "exception", ["Meltdown", "the reactor is gone", "update"]),
     ("wrong_type", "protocol", ["must return a dict", "list"]),
-    ("negative_n", "protocol", [">= 1", "= -"]),
-    ("unknown_id", "protocol", ["unknown seq_id", "ghost"]),
     ("float_n", "protocol", ["must be an int", ".0 (float)"]),
     ("bool_n", "protocol", ["must be an int", "True", "bool"]),
     ("forge_report", "protocol", ["report for workload", "is malformed"]),
@@ -112,6 +112,27 @@ def test_hostile_submission_is_contained_and_named(name: str, status: str, words
     restarts = status in ("timeout", "cpu_limit", "exit", "signal") or name == "forge_report"
     assert result.children == (len(WORKLOADS) if restarts else 1)
     assert_still_correct()
+
+
+@pytest.mark.parametrize(("name", "rule"), [("negative_n", "H.nonpositive"), ("unknown_id", "H.unknown_id")])
+def test_a_count_below_one_or_an_unknown_id_is_judged_as_check_judges_it(name: str, rule: str,
+                                                                        tmp_path: Path) -> None:
+    """An int count <= 0 and an id never added are well-formed values: the run goes on and the checks judge them,
+    in the grader as in `check`. The sandbox refused them as malformed (a protocol error, H.result_type) and
+    stopped the run, so a chunk computed in floating point that came out 0 near 2^54 was blamed on hygiene's
+    result type by grade and on I2 and H.nonpositive by check (from outside)."""
+    result = run_hostile(name, tmp_path)
+    (tmp_path / "check").mkdir()
+    factory = load_target(str(hostile(name, tmp_path / "check")))
+    for workload, got in zip(WORKLOADS, result.workloads, strict=True):
+        assert got.status == "ok", got.cause
+        graded = observed_trace(workload, got)
+        checked = drivers.run_workload(workload, factory)
+        assert graded["steps"] == checked["steps"]
+        for observed in (graded, checked):
+            [found] = checkers.hygiene(workload, observed)
+            assert found.rule == rule and found.step == 1, found
+        assert whitebox.invariants(workload, graded) == whitebox.invariants(workload, checked)
 
 
 def test_cpu_limit_stops_a_busy_loop_before_the_wall_clock(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 # ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
-"""schedule() reports a negative token count. Expected: protocol (every n must be >= 1)."""
+"""schedule() reports a negative token count. Expected: judged, H.nonpositive (and I2), as `check` judges it."""
 _schedule = Scheduler.schedule
 
 

@@ -1,5 +1,5 @@
 # ruff: noqa: F821  (appended to impl/scheduler.py, which defines Scheduler)
-"""schedule() names a sequence that was never added. Expected: protocol, naming the id."""
+"""schedule() names a sequence that was never added. Expected: judged, H.unknown_id naming it, as `check` judges it."""
 _schedule = Scheduler.schedule
 
 
