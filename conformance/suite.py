@@ -277,9 +277,18 @@ def _stateful(r: Run, stage: Stage, notes: list[str], tick: Progress, prof: Prof
     submission keeps in module globals reaches no later run, as in grading, where each machine run is run to its
     end."""
     tick("stateful", 0, stage.examples)
-    machine_w = run_machine(apart(r.factory), stage.examples, stage.steps, r.white_box, r.policy)
+    ran: list[tuple[Workload, int]] = []
+    machine_w = run_machine(apart(r.factory), stage.examples, stage.steps, r.white_box, r.policy, ran)
     r.results["stateful"].runs += stage.examples
     if machine_w is None:
+        # grade judges each of the machine's runs as a case, whole, by the workload checks; so does check, so what
+        # only those see (tokens lost from one step to the next, I4; the outputs) fails stateful in both
+        judge = stateful_finding(r.factory, r.white_box)
+        for w in dict.fromkeys(w for w, _ in ran if w.requests):
+            finding = judge(w)
+            if finding is not None:
+                r.record("stateful", w, finding, "stateful machine")
+                return
         return
     machine_finding = stateful_finding(r.factory, r.white_box)(machine_w)
     if machine_finding is not None:

@@ -162,3 +162,22 @@ def test_a_failing_machine_run_always_has_a_request_so_check_can_replay_it(tmp_p
     assert found is not None and found.requests, found
     finding = stateful_finding(factory, True)(found)
     assert finding is not None and finding.rule == "P1", finding
+
+
+@pytest.mark.long
+def test_check_judges_the_machine_runs_whole_as_grade_does(tmp_path):
+    """A scheduler that loses tokens from one step to the next (its outputs re-wrapped in a list whose iterator
+    lies) passes the machine's lockstep comparison, which sees each state alone; grade judges each machine run
+    as a case by every workload check and failed stateful, check passed it. check now judges the runs too."""
+    from pathlib import Path
+
+    from conformance.suite import run
+
+    root = Path(__file__).resolve().parents[2]
+    path = tmp_path / "replace_lists.py"
+    path.write_text((root / "impl" / "scheduler.py").read_text() + "\n\n"
+                    + (root / "tests" / "grading" / "hostile" / "replace_lists.py").read_text())
+    report = run(str(path), "quick", diagnose=False)
+    found = report.checks["stateful"].counterexample
+    assert report.checks["stateful"].status == "fail" and found is not None, report.checks["stateful"].status
+    assert found.workload.requests and found.finding.check == "stateful"

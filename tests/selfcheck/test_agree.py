@@ -22,6 +22,9 @@ def measured(tmp_path: Path, profile: str, *args: str) -> tuple[int, list[dict[s
     return code, json.loads((tmp_path / "agree" / "agree.json").read_text())
 
 
+JUDGED_HOSTILE = ("bool_n", "float_n", "idle", "lying_dict", "negative_n", "replace_lists", "unknown_id", "wrong_type")
+
+
 def outside(tmp_path: Path) -> list[str]:
     """`--add` arguments for the schedulers the tests hold: written from the docs alone, planted, edited."""
     (tmp_path / "unseen").mkdir(parents=True)
@@ -33,7 +36,12 @@ def outside(tmp_path: Path) -> list[str]:
         for old, new in edits:
             text = text.replace(old, new)
         (tmp_path / "edit" / f"{name}.py").write_text(text)
-    folders = [ROOT / "tests" / "conformance" / "unseen_styles", tmp_path / "unseen", tmp_path / "edit"]
+    (tmp_path / "hostile").mkdir()
+    for name in JUDGED_HOSTILE:  # the hostile set's wrong values, safe to run in process: both commands judge them
+        (tmp_path / "hostile" / f"{name}.py").write_text(
+            IMPL.read_text() + "\n\n" + (ROOT / "tests" / "grading" / "hostile" / f"{name}.py").read_text())
+    folders = [ROOT / "tests" / "conformance" / "unseen_styles", tmp_path / "unseen", tmp_path / "edit",
+               tmp_path / "hostile"]
     return [arg for folder in folders for arg in ("--add", str(folder))]
 
 
