@@ -75,6 +75,7 @@ class CanonicalAdapter:
         self.notes = ApiNotes() if notes is None else notes
         self.seqs: dict[str, Any] = {}
         self.missing: str | None = None  # the first white-box attribute found missing
+        self.read_names: set[str] = set()  # names a whole snapshot read: one unreadable after that broke (a finding)
         self.keeper = Keeper(self.seqs, Exception)  # every value schedule()/update() returned, read again at the end
         self.returned = self.keeper.returned
         self.steps = 0  # schedule() calls so far
@@ -124,6 +125,14 @@ class CanonicalAdapter:
         readers.note(self.notes, "output", out)
         return items
 
+    def absent_field(self) -> tuple[str, str] | None:
+        """The first (seq_id, field) of a sequence that has no such attribute, in the order a snapshot reads them."""
+        for seq_id, q in sorted(self.seqs.items()):
+            for name in readers.SEQ_FIELDS:
+                if not hasattr(q, name):
+                    return seq_id, name
+        return None
+
     def outputs(self) -> dict[str, list[int]] | None:
         try:
             return {k: self.output(s.output, k) for k, s in self.seqs.items()}
@@ -135,6 +144,8 @@ class CanonicalAdapter:
         s = self.sched
         for name in WHITE_BOX:
             if not hasattr(s, name):
+                if name in self.read_names:
+                    raise SnapshotError(readers.broke(f"AttributeError: no attribute {name!r}", name))
                 self.missing = f"the submission's Scheduler has no attribute {name!r}"
                 return None
         try:
@@ -147,9 +158,18 @@ class CanonicalAdapter:
                                 "num_blocks": q.num_blocks, "status": status, "output": self.output(q.output, seq_id)}
         except readers.SubmissionProtocolError as e:  # a container that cannot be read names itself
             raise SnapshotError(str(e)) from None
-        except (AttributeError, TypeError) as e:  # present but malformed: a finding, not a note
-            raise SnapshotError(f"the white-box state cannot be read: {type(e).__name__}: {e}; every queue holds "
-                                "Sequence objects") from None
+        except (AttributeError, TypeError) as e:
+            absent = self.absent_field()
+            if absent is not None and absent[1] not in self.read_names:  # never read: missing, a note (docs/api.md)
+                self.missing = f"{absent[0]}.{absent[1]} ({type(e).__name__}: {e})"
+                return None
+            why = f"{type(e).__name__}: {e}"  # present but malformed, or there before and gone: a finding
+            raise SnapshotError(readers.broke(why, ".".join(absent)) if absent is not None else
+                                f"the white-box state cannot be read: {why}; every queue holds Sequence objects"
+                                ) from None
+        self.read_names.update(WHITE_BOX)
+        if seqs:
+            self.read_names.update(readers.SEQ_FIELDS)
         return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, "waiting": queues[0],
                 "running": queues[1], "finished": queues[2], "seqs": seqs}
 

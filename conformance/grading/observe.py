@@ -81,7 +81,9 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
             error = {"step": len(steps) + 1, "call": "run", "kind": "bad_result" if r.status == "protocol"
                      else r.status, "message": r.cause}
     last = steps[-1].get("after_update") if steps else None
-    outputs = {k: v["output"] for k, v in last["seqs"].items()} if last and stop == "done" else None
+    outputs = None
+    if stop == "done":  # read by the last snapshot; or, where another field was unreadable, by the output alone
+        outputs = {k: v["output"] for k, v in last["seqs"].items()} if last else d.outputs if d is not None else None
     note = d.note if d is not None and d.white_box_error is None else None
     return {**begun(workload_to_json(workload), True, steps), "note": f"white-box checks skipped: {note}" if note
             else None, "outputs": outputs, "stop": stop, "error": error,

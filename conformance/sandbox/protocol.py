@@ -16,13 +16,14 @@ from typing import Any, cast
 
 from conformance.retention import KINDS, Kept
 from conformance.sandbox.keep import FIELDS, REPORTED, SHOWN_MAX
-from conformance.sandbox.readers import broke
+from conformance.sandbox.readers import SEQ_FIELDS, broke
 from spec.loop import RESAMPLE_SHIFT, STALL_STEPS, Steps
 
 BIG = 1 << 128  # as in the child: the corpus goes past 64 bits; a bound keeps parsing cheap
 STATUS_MAX = 64  # characters of a status name
 TEXT_MAX = 2000  # characters of an exception message or note
 QUEUES = ("waiting", "running", "finished")
+WHITE_BOX_NAMES = frozenset(("blocks_used", "num_preemptions", *QUEUES, *SEQ_FIELDS))
 CALLS = frozenset({"create", "schedule", "update"})  # and "add(<repr of an added seq_id>)"
 STOPS = ("done", "bound", "error")
 UNREADABLE = "cannot read "  # as in the child: the attribute is there but its contents cannot be read
@@ -55,6 +56,8 @@ class Decoded:
     kept: tuple[Kept, ...] | None = None  # what changed in the returned values by the end of a run that ended done
     beside: Decoded | None = None  # a two-instance probe: the second instance's trace (black box)
     group: tuple[Decoded, ...] = ()  # a group's other schedulers, alive at once: their traces (black box)
+    outputs: dict[str, list[int]] | None = None  # every sequence's last output read (white box), though another
+    # field could not be read: the final outputs are a black-box observable (docs/api.md)
 
 
 def parse_line(line: bytes) -> dict[str, Any]:
@@ -168,7 +171,9 @@ class Snapshots:
         self.seqs: dict[str, dict[str, Any]] | None = None  # the observed form of rows, while none changed
         self.note: str | None = None
         self.white_box_error: dict[str, Any] | None = None
-        self.read_once = False  # a whole snapshot was read: what cannot be read after it broke (readers.broke)
+        # the attributes a whole snapshot read (a sequence's field by its name): one that cannot be read after that
+        # broke (readers.broke); one never read is missing, a note, as in check's adapter
+        self.read_names: set[str] = set()
 
     def read(self, value: Any, where: str, step: int, call: str) -> dict[str, Any] | None:
         """Validate one snapshot message; its observed-trace form, or None when something was unreadable."""
@@ -202,8 +207,9 @@ class Snapshots:
         why = sorted(missing.items()) + sorted((f"{i}.{k}", v) for i, r in self.row_missing.items()
                                                for k, v in r.items())
         wrong = next((w for _, w in why if w.startswith(UNREADABLE)), None) if self.white_box_error is None else None
-        if wrong is None and why and self.read_once and self.white_box_error is None:  # there before, broken now
-            wrong = broke(why[0][1], why[0][0])
+        if wrong is None and why and self.white_box_error is None:  # there before, broken now
+            gone = next(((a, w) for a, w in why if a.rsplit(".", 1)[-1] in self.read_names), None)
+            wrong = broke(gone[1], gone[0]) if gone is not None else None
         if wrong is not None:
             self.white_box_error = {"step": step, "call": call, "message": wrong}
         if sent or grew:
@@ -215,7 +221,8 @@ class Snapshots:
             if self.note is None:
                 self.note = ", ".join(f"{a} ({w})" for a, w in why) if why else "unreadable"
             return None
-        self.read_once = True
+        if len(self.read_names) < len(WHITE_BOX_NAMES):
+            self.read_names.update(("blocks_used", "num_preemptions", *QUEUES, *(SEQ_FIELDS if self.rows else ())))
         return {"blocks_used": numbers[0], "num_preemptions": numbers[1], **self.queues, "seqs": self.seqs}
 
 
@@ -314,7 +321,9 @@ def trace(message: Mapping[str, Any], workload: Mapping[str, Any], step_cap: int
         if stop != "done":
             raise Malformed(f"trace.kept is sent only for a run that ended 'done', not {stop!r}")
         found = kept(message["kept"], len(steps))
-    return Decoded(tuple(steps), stop, error, snaps.note, snaps.white_box_error, tuple(notes.values()), found)
+    outputs = {i: snaps.rows[i][0][4] for i in sorted(snaps.rows)} if white_box else None
+    return Decoded(tuple(steps), stop, error, snaps.note, snaps.white_box_error, tuple(notes.values()), found,
+                   outputs=outputs if outputs and None not in outputs.values() else None)
 
 
 def kept(value: Any, steps: int, where: str = "trace.kept") -> tuple[Kept, ...]:

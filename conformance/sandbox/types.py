@@ -130,7 +130,7 @@ class WorkloadResult:
 class LoadFailure:
     """Why the module could not be loaded, structured for reports (every string bounded by the parent)."""
 
-    kind: str  # "exception", "refused_import", "missing_api", "syntax", "timeout" or "ended"
+    kind: str  # "exception", "refused_import", "missing_api", "syntax"; the parent's: "timeout", "ended", "protocol"
     exc_type: str  # e.g. "ModuleNotFoundError", "SyntaxError"; "" for timeout / ended
     message: str  # the exception's message, at most 500 characters
     file: str | None = None  # SyntaxError: the file relative to the submission (e.g. "p07_scheduler.py")

@@ -297,6 +297,11 @@ class Child:
         if self.stop == "wall" and (current_index if self.loaded else -1) not in run.reruns:
             run.reruns.add(current_index if self.loaded else -1)  # maybe starved by load: once more, fresh
             return current_index
+        if self.malformed is not None and self.hello and not self.loaded:  # written while the module was imported:
+            # every fresh child would write it again, so the module does not load (not a crash of one workload)
+            run.fail_load(LoadFailure("protocol", "", "importing the submission wrote to the grader's report "
+                                      f"channel: {self.malformed}"))
+            return len(run.items)
         if self.malformed is not None:
             run.finish(current_index, "protocol", f"protocol: the child's report for workload {current_index} is "
                        f"malformed: {self.malformed}", used, wall)

@@ -135,6 +135,14 @@ def test_a_count_below_one_or_an_unknown_id_is_judged_as_check_judges_it(name: s
         assert whitebox.invariants(workload, graded) == whitebox.invariants(workload, checked)
 
 
+def test_a_module_that_writes_to_the_report_channel_while_imported_does_not_load(tmp_path: Path) -> None:
+    result = run_hostile("forge_before_loaded", tmp_path)
+    assert result.children == 1, "a fresh child was started for a module that breaks the protocol as it loads"
+    assert result.load_error is not None and "report channel" in result.load_error and "'bye'" in result.load_error
+    assert all(w.status == "load_error" for w in result.workloads), [w.status for w in result.workloads]
+    assert_still_correct()
+
+
 def test_cpu_limit_stops_a_busy_loop_before_the_wall_clock(tmp_path: Path) -> None:
     limits = Limits(workload_seconds=10.0, workload_cpu_seconds=1, startup_seconds=5.0, cpu_seconds=20,
                     memory_bytes=512 << 20, processes=16)

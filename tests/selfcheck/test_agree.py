@@ -15,6 +15,7 @@ import pytest
 from conformance.selfcheck.agree import ROOT, Agreement, main, submissions
 from tests.conformance.unseen import planted
 from tests.grading.test_grade_agrees import EDITS, IMPL
+from tests.grading.test_missing_field import without_num_blocks
 
 
 def measured(tmp_path: Path, profile: str, *args: str) -> tuple[int, list[dict[str, object]]]:
@@ -40,8 +41,10 @@ def outside(tmp_path: Path) -> list[str]:
     for name in JUDGED_HOSTILE:  # the hostile set's wrong values, safe to run in process: both commands judge them
         (tmp_path / "hostile" / f"{name}.py").write_text(
             IMPL.read_text() + "\n\n" + (ROOT / "tests" / "grading" / "hostile" / f"{name}.py").read_text())
+    (tmp_path / "field").mkdir()  # a Sequence with no num_blocks: black box and a note, in both
+    without_num_blocks(tmp_path / "field").rename(tmp_path / "field" / "no_num_blocks.py")
     folders = [ROOT / "tests" / "conformance" / "unseen_styles", tmp_path / "unseen", tmp_path / "edit",
-               tmp_path / "hostile"]
+               tmp_path / "hostile", tmp_path / "field"]
     return [arg for folder in folders for arg in ("--add", str(folder))]
 
 

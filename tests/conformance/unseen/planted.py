@@ -468,6 +468,11 @@ UNSEEN: dict[str, Planted] = {
              '            src = self._handed if len(self._handed) == len(batch) else batch\n'
              '            for seq, n in zip(running, src.values(), strict=False):\n'),
     )),
+    # eos compared by identity: equal only for the ints the interpreter caches (-5..256)
+    'impl_eos_identity': Planted('impl/scheduler.py', (
+        Edit('                    if token == eos or len(output) >= seq.max_tokens:\n',
+             '                    if token is eos or len(output) >= seq.max_tokens:\n'),
+    )),
     # a running sequence's chunk computed through floats: past 2**53 it comes out one off, 0 or negative
     'impl_float_chunk': Planted('impl/scheduler.py', (
         Edit('            n = tokens - computed\n',

@@ -1,0 +1,77 @@
+"""A scheduler whose Sequence has no `num_blocks` at all (it keeps the count under another name) is checked black
+box, with a note, by both commands (docs/api.md: "A scheduler that lacks them is still checked black box").
+
+Both failed it (from outside): `check`'s adapter took the missing field for a malformed one (I6 on every vector),
+and the grader's parent, once a snapshot with no sequence in it had been read, took the field for one that broke
+(I6 where the first request arrives after step 1), and read the final outputs from the white-box snapshot alone,
+so the five golden cases saw none. A field read once and gone later is still a finding, in both.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conformance import drivers
+from conformance.adapters import load_target
+from conformance.checks import checkers, whitebox
+from conformance.grading.observe import observed_trace
+from conformance.sandbox.run import run_in_sandbox
+from conformance.sandbox.types import Limits
+from spec.golden import case_named
+from spec.model import Config
+from spec.trace import Request, make_workload, run_workload
+
+IMPL = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
+LIMITS = Limits(workload_seconds=2.0, workload_cpu_seconds=2, startup_seconds=5.0, run_seconds=30.0,
+                cpu_seconds=20, memory_bytes=256 << 20, processes=16, output_bytes=1 << 20)
+LATE = make_workload(Config(8, 2, 2, 8), [Request("a1", 3, 2, arrival=3), Request("a2", 2, 2, arrival=3)],
+                     name="late-arrivals")  # two snapshots with no sequence in them come first
+WORKLOADS = [case_named("example2").workload, LATE]
+# the count of blocks each sequence holds, under another name (`__slots__` too): the attribute does not exist
+HIDDEN = re.compile(r"\b(seq|head|victim)\.num_blocks\b")
+
+
+def without_num_blocks(tmp_path: Path, gone_after: int | None = None) -> Path:
+    text = HIDDEN.sub(r"\1.held_", IMPL.read_text())
+    text = text.replace('"num_computed", "num_blocks", "status")', '"num_computed", "held_", "status")')
+    text = text.replace("        self.num_blocks = 0  # KV blocks held; 0 unless running\n",
+                        "        self.held_ = 0  # KV blocks held; 0 unless running\n")
+    text = text.replace("num_blocks={self.num_blocks}", "num_blocks={self.held_}")
+    if gone_after is not None:  # there, read, and gone from step `gone_after` on: a property that stops answering
+        text += ("\n\n_steps = [0]\n_schedule = Scheduler.schedule\n\n\ndef _counted(self):\n    _steps[0] += 1\n"
+                 "    return _schedule(self)\n\n\ndef _num_blocks(self):\n"
+                 f"    if _steps[0] >= {gone_after}:\n        raise AttributeError('num_blocks')\n"
+                 "    return self.held_\n\n\n"
+                 "Scheduler.schedule = _counted\nSequence.num_blocks = property(_num_blocks)\n")
+    path = tmp_path / "p07_scheduler.py"
+    path.write_text(text)
+    assert not HIDDEN.search(text) and '"num_blocks", "status"' not in text, "a Sequence still has num_blocks"
+    return path
+
+
+def test_a_sequence_without_num_blocks_is_checked_black_box_by_both_commands(tmp_path: Path) -> None:
+    path = without_num_blocks(tmp_path)
+    sandboxed = run_in_sandbox(path, WORKLOADS, LIMITS)
+    factory = load_target(str(path))
+    for workload, got in zip(WORKLOADS, sandboxed.workloads, strict=True):
+        graded, checked = observed_trace(workload, got), drivers.run_workload(workload, factory)
+        spec_outputs = {s.seq_id: list(s.output) for s in run_workload(workload).final.finished}
+        for observed in (graded, checked):
+            assert observed["white_box_error"] is None, observed["white_box_error"]
+            assert "num_blocks" in observed["note"], observed["note"]
+            assert observed["outputs"] == spec_outputs
+            assert whitebox.invariants(workload, observed) == [] and checkers.differential(workload, observed) == []
+
+
+@pytest.mark.parametrize("gone_after", [4])  # a1 and a2 arrive at step 3, read then
+def test_a_field_read_and_then_gone_is_a_finding_in_both(tmp_path: Path, gone_after: int) -> None:
+    path = without_num_blocks(tmp_path, gone_after)
+    sandboxed = run_in_sandbox(path, [LATE], LIMITS)
+    graded, checked = observed_trace(LATE, sandboxed.workloads[0]), drivers.run_workload(LATE, load_target(str(path)))
+    for observed in (graded, checked):
+        error = observed["white_box_error"]
+        assert error is not None and "after earlier steps read it" in error["message"], observed["note"]
+        assert "num_blocks" in error["message"]
