@@ -24,9 +24,9 @@ from conformance.sandbox.child import probe_code
 from conformance.sandbox.isolation import detect
 from conformance.sandbox.program import WIRE_PROCESSES, WireProgram, is_wire, read_wire_folder
 from conformance.sandbox.record import Item, Run, finish_rest
-from conformance.sandbox.types import Limits, LoadFailure, PlannedRun, SandboxResult
+from conformance.sandbox.types import Limits, LoadFailure, PlannedRun, SandboxResult, child_json
 from conformance.sandbox.watch import run_child
-from spec.trace import Workload, workload_to_json
+from spec.trace import Workload
 
 __all__ = ["prepare", "run_in_sandbox"]
 SUBMISSION_MAX = 1 << 20  # bytes of a submission's module
@@ -45,7 +45,7 @@ def prepare(run: Workload | PlannedRun) -> Item:
     is compared with. A fresh run is made on a copy of the submission loaded anew (conformance/grading/confirm.py).
     """
     if isinstance(run, Workload):
-        return run, workload_to_json(run), run_cap(run), 0
+        return run, child_json(run), run_cap(run), 0
     cap = max(run_cap(w) for w in (run.workload, *(run.group or ())))
     return run.workload, run.to_json(), cap, probe_code(run.probe)
 

@@ -30,6 +30,12 @@ STATUSES = (
 )
 
 
+def child_json(w: Workload) -> dict[str, Any]:
+    """A workload as a child receives it: with no name and no tag, so nothing but its content tells one case from
+    another (a held-out case from a public one, a golden case from a probe's) to the submission."""
+    return {**workload_to_json(w), "name": "", "tags": []}
+
+
 @dataclass(frozen=True, slots=True)
 class PlannedRun:
     """A run planned beside the plain ones (a bare Workload: a case's own run, white box): a probe, schedulers alive
@@ -43,9 +49,9 @@ class PlannedRun:
 
     def to_json(self) -> dict[str, Any]:
         """The run as the child reads it (conformance/sandbox/child.py ``drive``)."""
-        out = workload_to_json(self.workload)
+        out = child_json(self.workload)
         if self.group is not None:
-            out["group"] = [workload_to_json(w) for w in self.group]
+            out["group"] = [child_json(w) for w in self.group]
         if self.fresh:
             out["fresh"] = True
         return out

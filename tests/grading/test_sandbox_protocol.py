@@ -149,12 +149,12 @@ def test_correct_reports_stay_far_below_the_report_cap() -> None:
 
     module, worst, ids = correct_module(), {True: 0.0, False: 0.0}, 0
     for w in grading_cases(load_rubric())[1]:
-        _, data, cap, _ = prepare(w)
+        workload, data, cap, _ = prepare(w)  # the child's JSON has no name or tag: the workload has them
         trace = drive(module, data, cap)
-        assert trace["stop"] == "done", data["name"]
+        assert trace["stop"] == "done", workload.name
         chars = sum(len(r["seq_id"]) for r in data["requests"])
         ids = max(ids, chars)
-        reach = "reach" in data.get("tags", ())
+        reach = "reach" in workload.tags
         worst[reach] = max(worst[reach], sum(len(s) + 1 for s in trace["steps"]) / report_max(chars))
     assert worst[False] < 1 / 4, f"a correct run of the corpus reports {worst[False]:.0%} of its allowance"
     assert worst[True] < 1 / 2, f"a correct run of a reach tier reports {worst[True]:.0%} of its allowance"

@@ -29,6 +29,8 @@ from typing import Any
 
 import pytest
 
+from conformance.grading.judge import grading_cases, held_out_part
+from conformance.grading.rubric import load_rubric
 from conformance.sandbox import readers, watch
 from conformance.sandbox.child import MUTATE, RESAMPLE, drive, encode
 from conformance.sandbox.readers import SEQ_FIELDS, describe, read_field, snapshot
@@ -36,7 +38,7 @@ from conformance.sandbox.run import prepare, prepared, run_in_sandbox
 from conformance.sandbox.spawn import ADDR_NO_RANDOMIZE, job_entry, job_fd
 from conformance.sandbox.types import Limits, PlannedRun
 from spec.model import Config
-from spec.trace import Request, make_workload, workload_to_json
+from spec.trace import Request, Workload, make_workload, workload_to_json
 
 
 def first_read_row(seq: Any, seq_id: str, attempt: Any) -> tuple[list[object], dict[str, str]]:
@@ -273,3 +275,17 @@ def test_a_job_written_from_kept_entries_reads_as_the_whole_job() -> None:
     with os.fdopen(fd, "rb") as f:
         read = json.loads(f.read())
     assert read == {**job, "workloads": [{"workload": d, "step_cap": c} for _, d, c, _ in items]}
+
+
+def test_a_child_cannot_tell_a_held_out_case_from_a_public_one_by_its_name_or_tags() -> None:
+    """Public workloads reached the child with their name and tags and held-out ones with none, so a submission
+    that read the job (or the driver's frame) knew which child ran its held-out cases (from outside). Every run
+    now reaches the child with neither."""
+    _, public = grading_cases(load_rubric())
+    _, held = held_out_part(7, 24)
+    sent = [item[1] for item in prepared(public) + prepared(held)]
+    named = [w.name for w in public if isinstance(w, Workload)]
+    assert any(named) and len(sent) > len(public) > 1000
+    for j in sent:
+        assert (j["name"], j["tags"]) == ("", []), (j["name"], j["tags"])
+        assert all((g["name"], g["tags"]) == ("", []) for g in j.get("group", []))
