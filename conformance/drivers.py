@@ -33,7 +33,7 @@ def batch_problem(result: object) -> str | None:
     for k, v in dict.items(cast("dict[object, object]", result)):  # an overridden items() is never called
         if type(k) is not str:
             return f"schedule() returned key {_show(k)} ({type(k).__name__}); keys are seq_id strings"
-        if type(v) is not int:
+        if type(v) is not int and (type(v) is bool or not issubclass(type(v), int)):  # a subclass: read by value
             return f"schedule() returned {k}: {_show(v)} ({type(v).__name__}); token counts are ints"
     return None
 
@@ -50,8 +50,9 @@ def _show(value: object) -> str:
 
 
 def batch_pairs(result: dict[str, int]) -> list[list[Any]]:
-    """The [seq_id, n] pairs of a batch that batch_problem accepted, by its real items."""
-    return [[k, v] for k, v in dict.items(result)]
+    """The [seq_id, n] pairs of a batch that batch_problem accepted, by its real items; an int subclass's count by
+    its int value (int.__index__: none of its methods is called), as the sandbox child reads it."""
+    return [[k, v if type(v) is int else int.__index__(v)] for k, v in dict.items(result)]
 
 
 def finished_ids(finished: object) -> list[str] | None:

@@ -225,7 +225,7 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
     sample_error: list[str] = []
     times: dict[tuple[str, int], int] = {}  # samples of each position so far
     resample = [False]  # whether this run is a resample probe (known after the first schedule())
-    sent: dict[object, list[object]] = {}  # rows and queues last sent, for snapshot's deltas
+    sent: dict[object, Any] = {}  # rows, queues and missing reasons last sent, for snapshot's deltas
     heard: dict[str, list[int]] = {}  # the output sample_fn last read of each sequence (readers.output_items)
     record: dict[str, object] | None = None  # the step being run: sent even when a call in it fails
 

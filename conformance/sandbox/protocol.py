@@ -170,6 +170,7 @@ class Snapshots:
         self.queues: dict[str, list[str]] = {}  # the latest of each queue read
         self.seqs: dict[str, dict[str, Any]] | None = None  # the observed form of rows, while none changed
         self.note: str | None = None
+        self.missing: dict[str, str] = {}  # the reasons of the attributes last reported missing
         self.white_box_error: dict[str, Any] | None = None
         # the attributes a whole snapshot read (a sequence's field by its name): one that cannot be read after that
         # broke (readers.broke); one never read is missing, a note, as in check's adapter
@@ -179,7 +180,9 @@ class Snapshots:
         """Validate one snapshot message; its observed-trace form, or None when something was unreadable."""
         if type(value) is not dict:
             raise Malformed(f"{where} must be an object")
-        missing = reasons(value.get("missing"), f"{where}.missing")
+        # sent when it changed: absent, the reasons last sent still hold (none at first)
+        missing = reasons(value["missing"], f"{where}.missing") if "missing" in value else self.missing
+        self.missing = missing
         sent, sent_missing = value.get("seqs"), value.get("seq_missing")
         if type(sent) is not dict or type(sent_missing) is not dict or not set(sent_missing) <= set(sent):
             raise Malformed(f"{where}: seqs and seq_missing must be objects keyed by sent seq_ids")

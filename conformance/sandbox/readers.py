@@ -12,13 +12,16 @@ import builtins
 import sys
 from collections import deque
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any
 
 __builtins__ = dict(builtins.__dict__)  # type: ignore[assignment] # functions below keep this copy when a submission patches builtins
 BIG = 1 << 128  # ints must be strictly inside (-BIG, BIG): the corpus goes past 64 bits; a bound keeps parsing cheap
 NEG_BIG = -BIG
+COUNT = "a count of schedule()'s dict"
 API_TYPES = {"waiting": "deque", "running": "list", "finished": "list", "update()'s result": "list",  # docs/api.md
-             "schedule()'s result": "dict", "output": "list", "status": "SequenceStatus"}  # others: read, and noted
+             "schedule()'s result": "dict", "output": "list", "status": "SequenceStatus",
+             COUNT: "int"}  # others: read, and noted
 UNREADABLE = "cannot read "  # how a reason in a snapshot's "missing" starts when the attribute is there but unreadable
 MARGIN = 16  # items a queue may give beyond the sequences added before reading stops: more is a finding, not a wait
 OUTPUT_MAX = 1 << 16  # tokens read of an output that is no list, deque or tuple; the corpus's longest has 489
@@ -27,6 +30,7 @@ OUTPUT_HINT = "an output must hold the sampled int tokens in order (docs/api.md)
 REAL_ITEMS = ((deque, deque.__iter__), (list, list.__iter__), (tuple, tuple.__iter__))  # waiting's first
 _type, _len, _dict_items, _list_copy, _modules = type, len, dict.items, list.copy, sys.modules
 _set, _map, _min, _max, _list, _iter, _issubclass = set, map, min, max, list, iter, issubclass
+_class_dict = type.__dict__["__dict__"].__get__  # a class's own namespace: a metaclass's __dict__ is never called
 INTS = {int}  # the types of the items of an output
 SEQ_FIELDS = ("num_computed", "num_tokens", "num_blocks", "status", "output")  # the order of a row read
 NO_REASONS: dict[str, str] = {}  # every field of a row was read (never filled)
@@ -51,6 +55,19 @@ def exact_int(value: Any, what: str) -> int:
     if not -BIG < value < BIG:
         raise SubmissionProtocolError(f"{what} = {value} is outside the 128-bit range")
     return value  # type: ignore[no-any-return]
+
+
+_int_value = int.__index__  # an int subclass's own value, as an int: none of its methods is called
+
+
+def count_int(value: Any, what: str, noted: dict[str, str]) -> int:
+    """A count of schedule()'s dict: an int, or a subclass of int (bool is not) read by its int value and noted;
+    else, as exact_int, stop the workload."""
+    t = _type(value)
+    if t is not int and t is not bool and _issubclass(t, int):
+        note(noted, COUNT, value)
+        value = _int_value(value)
+    return exact_int(value, what)
 
 
 def exact_str(value: Any, what: str) -> str:
@@ -129,7 +146,7 @@ def read_batch(batch: Any, noted: dict[str, str] = NOTED) -> list[list[object]]:
     pairs: list[list[object]] = []
     for key, n in list(_dict_items(batch)):  # an unknown id or an n <= 0 is reported as it is: the parent's
         seq_id = exact_str(key, "a key of schedule()'s dict")  # checks judge it (H.unknown_id, H.nonpositive, I2)
-        pairs.append([seq_id, exact_int(n, f"schedule()[{seq_id!r}]")])  # as `check` judges it
+        pairs.append([seq_id, count_int(n, f"schedule()[{seq_id!r}]", noted)])  # as `check` judges it
     if _type(batch) is not dict:
         note(noted, "schedule()'s result", batch)
     return pairs
@@ -190,8 +207,10 @@ def output_items(out: Any, what: str, noted: dict[str, str] = NOTED, known: list
 def status_members(cls: type) -> tuple[tuple[object, str], ...]:
     """(member, name) of WAITING, RUNNING and FINISHED of the SequenceStatus beside the Sequence class `cls`."""
     if cls is not _status_of[0]:
-        try:
-            enum = getattr(_modules.get(cls.__module__), "SequenceStatus", None)
+        try:  # the namespace its own methods run in: a second copy of the module has a SequenceStatus of its own
+            home: Any = next((f.__globals__ for f in _class_dict(cls).values() if _type(f) is FunctionType), None)
+            enum = home.get("SequenceStatus") if _type(home) is dict else \
+                getattr(_modules.get(cls.__module__), "SequenceStatus", None)
             members = tuple((m, n) for n in ("WAITING", "RUNNING", "FINISHED")
                             if (m := getattr(enum, n, None)) is not None)
         except BaseException:  # noqa: BLE001 - a module's __getattr__ may raise anything: then no members
@@ -219,6 +238,8 @@ def status_name(status: Any, members: tuple[tuple[object, str], ...], what: str,
         raise Unreadable(f"{UNREADABLE}{what}.status: it is {short_repr(status)} ({type_name(status)}), which is no "
                          "SequenceStatus member and has no str name; set it to SequenceStatus.WAITING, RUNNING or "
                          "FINISHED (docs/api.md)")
+    if members:  # the module has a SequenceStatus, and this is not one of its members: read by its name, noted
+        note(noted, "status", status)
     return own[:64]  # type: ignore[no-any-return]
 
 
@@ -267,8 +288,12 @@ def reason(e: BaseException) -> str:
     return str(e)[:200] if _issubclass(_type(e), SubmissionProtocolError) else "{}: {}".format(*describe(e))
 
 
-def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[object]]) -> dict[str, object]:
-    """Read the white-box attributes that exist; each unreadable one is named in "missing".
+MISSING_KEY = ("missing",)  # where `sent` keeps the reasons last sent (a tuple never equals a seq_id)
+
+
+def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, Any]) -> dict[str, object]:
+    """Read the white-box attributes that exist; each unreadable one is named in "missing", sent only when the
+    reasons differ from the ones last sent (none: no "missing" at all).
 
     A sequence's row [num_computed, num_tokens, num_blocks, status, output], and a queue, is sent only
     when it differs from the one last sent (``sent``, per workload, keyed by seq_id or ("queue", name)); a
@@ -311,7 +336,7 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[obj
         try:  # the row's fields read together, once; this runs for every sequence at every call
             nc, nt, nb, status = seq.num_computed, seq.num_tokens, seq.num_blocks, seq.status
             status = status_name(status, status_members(_type(seq)), seq_id)
-            out = output_items(seq.output, seq_id, NOTED, None if before is None else before[4])  # type: ignore[arg-type]
+            out = output_items(seq.output, seq_id, NOTED, None if before is None else before[4])
             if _type(nc) is _type(nt) is _type(nb) is int and NEG_BIG < nc < BIG and NEG_BIG < nt < BIG \
                     and NEG_BIG < nb < BIG:
                 row, why = [nc, nt, nb, status, out], NO_REASONS
@@ -324,5 +349,7 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, list[obj
             sent[seq_id] = row
             if why:
                 seq_missing[seq_id] = why
-    snap.update(seqs=rows, same=same, missing=missing, seq_missing=seq_missing)
+    snap.update(seqs=rows, same=same, seq_missing=seq_missing)
+    if sent.get(MISSING_KEY, NO_REASONS) != missing:  # sent when it changed, as a row is: an attribute missing for a
+        snap["missing"] = sent[MISSING_KEY] = missing  # whole run of 2,049 steps costs its reasons once, not per call
     return snap

@@ -74,6 +74,12 @@ STATUS_NOTE = "status is a str; docs/api.md says SequenceStatus"
 
 # name -> (source, the notes it must get, in the order the checks first read them)
 STYLES: dict[str, tuple[str, list[str]]] = {
+    "status_twin_enum": (changed(IMPL, ("_WAITING = SequenceStatus.WAITING\n",  # members of another Enum, same names
+                                        "class State(enum.Enum):\n    WAITING = 1\n    RUNNING = 2\n    FINISHED = 3\n"
+                                        "\n\n_WAITING = State.WAITING\n"),
+                                 ("_RUNNING = SequenceStatus.RUNNING\n", "_RUNNING = State.RUNNING\n"),
+                                 ("_FINISHED = SequenceStatus.FINISHED\n", "_FINISHED = State.FINISHED\n")),
+                         ["status is a State; docs/api.md says SequenceStatus"]),
     "running_deque": (changed(style("dict_of_deques"), (RUNNING, "return self._queues[SequenceStatus.RUNNING]")),
                       ["running is a deque; docs/api.md says list"]),
     "running_tuple": (changed(style("functional_copy"), ("return list(self.q.running)", "return self.q.running")),

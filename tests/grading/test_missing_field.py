@@ -75,3 +75,23 @@ def test_a_field_read_and_then_gone_is_a_finding_in_both(tmp_path: Path, gone_af
         error = observed["white_box_error"]
         assert error is not None and "after earlier steps read it" in error["message"], observed["note"]
         assert "num_blocks" in error["message"]
+
+
+def test_an_attribute_missing_for_a_whole_long_run_costs_its_reasons_once(tmp_path: Path) -> None:
+    """A Scheduler with no num_preemptions whose __getattr__ explains, at length, what it has instead: the child sent
+    the reasons of what was missing with every snapshot, so a correct run of 2,049 steps passed the report's cap and
+    was a protocol error in grade (99.88, and PASS in check; from outside). They are sent when they change now."""
+    from conformance.workloads.reach import blocked_head
+
+    text = IMPL.read_text().replace("self.num_preemptions", "self._preemptions")
+    assert text.count("self._preemptions") == 2
+    explained = "        raise AttributeError(f'no attribute {name!r}; ' + 'what it keeps instead ' * 90)\n\n"
+    text = text.replace("class Scheduler:\n", "class Scheduler:\n    def __getattr__(self, name):\n" + explained, 1)
+    path = tmp_path / "p07_scheduler.py"
+    path.write_text(text)
+    run = blocked_head(2049)
+    got = run_in_sandbox(path, [run], LIMITS).workloads[0]
+    assert got.status == "ok", got.cause
+    observed = observed_trace(run, got)
+    assert "num_preemptions" in observed["note"] and observed["white_box_error"] is None
+    assert observed["outputs"] == {s.seq_id: list(s.output) for s in run_workload(run).final.finished}

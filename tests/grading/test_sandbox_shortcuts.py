@@ -94,7 +94,10 @@ def first_snapshot(sched: Any, seqs: dict[str, Any], sent: dict[Any, Any]) -> di
             sent[seq_id] = row
             if why:
                 seq_missing[seq_id] = why
-    return {**snap, "seqs": rows, "same": same, "missing": missing, "seq_missing": seq_missing}
+    out = {**snap, "seqs": rows, "same": same, "seq_missing": seq_missing}
+    if sent.get(readers.MISSING_KEY, {}) != missing:  # the reasons, when they changed
+        out["missing"] = sent[readers.MISSING_KEY] = missing
+    return out
 
 
 class Status(enum.Enum):
