@@ -22,9 +22,10 @@ from conformance.checks.diagnosis import diagnose_report, history_prelude, hung_
 from conformance.checks.fresh import Fresh
 from conformance.checks.history import CONFIRM_MAX, after_history, apart
 from conformance.checks.machine import run_machine
+from conformance.checks.machine_run import machine_finding
 from conformance.checks.shrink import shrink
 from conformance.checks.workload import WORKLOAD_CHECKS, predicate, probe_white_box
-from conformance.drivers import runnable
+from conformance.drivers import run_workload, runnable
 from conformance.limits import HangLimit, hang_ledger
 from conformance.profiles import PROFILES, Profile, Stage
 from conformance.reports.report import CheckResult, Counterexample, Report
@@ -281,18 +282,22 @@ def _stateful(r: Run, stage: Stage, notes: list[str], tick: Progress, prof: Prof
     machine_w = run_machine(apart(r.factory), stage.examples, stage.steps, r.white_box, r.policy, ran)
     r.results["stateful"].runs += stage.examples
     if machine_w is None:
-        # grade judges each of the machine's runs as a case, whole, by the workload checks; so does check, so what
-        # only those see (tokens lost from one step to the next, I4; the outputs) fails stateful in both
-        judge = stateful_finding(r.factory, r.white_box)
-        for w in dict.fromkeys(w for w, _ in ran if w.requests):
-            finding = judge(w)
+        # grade runs each of the machine's runs as a case and judges it by the workload checks within the steps the
+        # machine took (machine_run.py); so does check, so what only those see (an output that differs, a call
+        # judged with the whole run behind it) fails stateful in both
+        steps: dict[Workload, int] = {}
+        for w, n in ran:
+            if w.requests:
+                steps[w] = max(n, steps.get(w, 0))
+        for w, n in steps.items():
+            finding = machine_finding(w, run_workload(w, r.factory, white_box=r.white_box), n)
             if finding is not None:
                 r.record("stateful", w, finding, "stateful machine")
                 return
         return
-    machine_finding = stateful_finding(r.factory, r.white_box)(machine_w)
-    if machine_finding is not None:
-        r.record("stateful", machine_w, machine_finding, "stateful machine")
+    lockstep = stateful_finding(r.factory, r.white_box)(machine_w)
+    if lockstep is not None:
+        r.record("stateful", machine_w, lockstep, "stateful machine")
         return
     r.results["stateful"].status = "unknown"
     larger = next((p.name for p in PROFILES.values() if p.base == prof), None)  # never the profile in force

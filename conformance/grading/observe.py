@@ -8,11 +8,12 @@ grader's process, so a verdict never depends on anything the submission computed
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from conformance.checks import checkers, history, probes, whitebox
 from conformance.checks.checkers import Finding
+from conformance.checks.machine_run import machine_finding
 from conformance.drivers import step_capped
 from conformance.observed import begun
 from conformance.retention import Kept
@@ -20,7 +21,6 @@ from conformance.sandbox.memo import Memo, digest
 from conformance.sandbox.run import SKIPPED_AFTER_HANGS
 from conformance.sandbox.types import WorkloadResult
 from spec.golden import GoldenCase
-from spec.invariants import check_state
 from spec.trace import Workload, workload_to_json
 
 HELD_OUT = "held-out"  # the tag of a case drawn from the instructor's secret seed (conformance.grading.heldout)
@@ -121,37 +121,10 @@ def judge_case(case: Case, observed: dict[str, Any], twin: dict[str, Any] | None
 
 
 def stateful(case: Case, observed: dict[str, Any]) -> Finding | None:
-    """The stateful check on one run of its state machine. The machine fails a run when a call differs from the
-    spec's or fails, or when a state invariant (I1, I3, I6) breaks after a step, within the steps it took
-    (machine_steps; conformance/checks/machine.py); `check` then reruns the run's workload and reports the first
-    finding of differential, invariants and hygiene (conformance/sources.py ``stateful_finding``). So here: that
-    finding, when the machine would have failed. A step property (I2, I4, I5) or a white-box field compared with
-    the spec's (a num_preemptions that differs) is no failure of the machine."""
+    """The stateful check on one run of its state machine, within the steps it took (machine_steps), by the rule
+    `check` applies to the same run (conformance/checks/machine_run.py)."""
     assert case.machine_steps is not None
-    found = [f[0] for judge in (checkers.differential, whitebox.invariants, checkers.hygiene)
-             if (f := judge(case.workload, observed))]
-    calls = any(f.step <= case.machine_steps for f in found if f.check != "invariants")
-    if not calls and not machine_state_broken(case.workload, observed, case.machine_steps):
-        return None
-    return replace(found[0], check="stateful")
-
-
-def machine_state_broken(workload: Workload, observed: dict[str, Any], steps: int) -> bool:
-    """Whether the state invariants break, or the state cannot be read, after one of the first `steps` steps."""
-    bad = observed.get("white_box_error")
-    if bad is not None and bad["step"] <= steps:
-        return True
-    requests = {r.seq_id: (r.prompt_len, r.max_tokens) for r in workload.requests}
-    for got in observed["steps"][:steps]:
-        snap = got.get("after_update")
-        if snap is None:
-            continue
-        try:
-            if check_state(whitebox.to_state(workload.config, requests, snap)):
-                return True
-        except (KeyError, TypeError, ValueError):  # inconsistent: the machine fails reading it too
-            return True
-    return False
+    return machine_finding(case.workload, observed, case.machine_steps)
 
 
 # Verdicts and notes by the digests of the reports they were computed from (conformance.sandbox.memo):

@@ -167,8 +167,9 @@ def test_a_failing_machine_run_always_has_a_request_so_check_can_replay_it(tmp_p
 @pytest.mark.long
 def test_check_judges_the_machine_runs_whole_as_grade_does(tmp_path):
     """A scheduler that loses tokens from one step to the next (its outputs re-wrapped in a list whose iterator
-    lies) passes the machine's lockstep comparison, which sees each state alone; grade judges each machine run
-    as a case by every workload check and failed stateful, check passed it. check now judges the runs too."""
+    lies) passes the machine's lockstep comparison, which sees each state alone; grade judges each machine run of
+    the default profile as a case by the workload checks, within the steps the machine took, and failed stateful;
+    check passed it. check now judges the runs by the same rule (conformance/checks/machine_run.py)."""
     from pathlib import Path
 
     from conformance.suite import run
@@ -177,7 +178,7 @@ def test_check_judges_the_machine_runs_whole_as_grade_does(tmp_path):
     path = tmp_path / "replace_lists.py"
     path.write_text((root / "impl" / "scheduler.py").read_text() + "\n\n"
                     + (root / "tests" / "grading" / "hostile" / "replace_lists.py").read_text())
-    report = run(str(path), "quick", diagnose=False)
+    report = run(str(path), "default", diagnose=False)  # the machine stages grade's cases are drawn from
     found = report.checks["stateful"].counterexample
     assert report.checks["stateful"].status == "fail" and found is not None, report.checks["stateful"].status
     assert found.workload.requests and found.finding.check == "stateful"
