@@ -207,9 +207,11 @@ def output_items(out: Any, what: str, noted: dict[str, str] = NOTED, known: list
 def status_members(cls: type) -> tuple[tuple[object, str], ...]:
     """(member, name) of WAITING, RUNNING and FINISHED of the SequenceStatus beside the Sequence class `cls`."""
     if cls is not _status_of[0]:
-        try:  # the namespace its own methods run in: a second copy of the module has a SequenceStatus of its own
-            home: Any = next((f.__globals__ for f in _class_dict(cls).values() if _type(f) is FunctionType), None)
-            enum = home.get("SequenceStatus") if _type(home) is dict else \
+        try:  # the namespace its own methods run in (a second copy of the module has a SequenceStatus of its own),
+            # when one of them sees a SequenceStatus (a method from a helper module, a dataclass's made ones, may not)
+            home: Any = next((f.__globals__ for f in _class_dict(cls).values()
+                              if _type(f) is FunctionType and "SequenceStatus" in f.__globals__), None)
+            enum = home["SequenceStatus"] if home is not None else \
                 getattr(_modules.get(cls.__module__), "SequenceStatus", None)
             members = tuple((m, n) for n in ("WAITING", "RUNNING", "FINISHED")
                             if (m := getattr(enum, n, None)) is not None)

@@ -73,7 +73,15 @@ PLAIN_STATUS = (("class SequenceStatus(enum.Enum):", "class SequenceStatus(str, 
 STATUS_NOTE = "status is a str; docs/api.md says SequenceStatus"
 
 # name -> (source, the notes it must get, in the order the checks first read them)
+FOREIGN = '_foreign: dict[str, object] = {}\nexec("def described(self):\\n    return self.seq_id", _foreign)\n\n\n'
 STYLES: dict[str, tuple[str, list[str]]] = {
+    "status_names_foreign_method": (changed(IMPL, ("_WAITING = SequenceStatus.WAITING\n",  # statuses kept as names,
+                                                   FOREIGN + '_WAITING = "WAITING"\n'),  # and a method whose
+                                            ("_RUNNING = SequenceStatus.RUNNING\n", '_RUNNING = "RUNNING"\n'),
+                                            ("_FINISHED = SequenceStatus.FINISHED\n", '_FINISHED = "FINISHED"\n'),
+                                            ("class Sequence:\n",
+                                             "class Sequence:\n    described = _foreign['described']\n")),
+                                    ["status is a str; docs/api.md says SequenceStatus"]),  # globals hold no enum
     "status_twin_enum": (changed(IMPL, ("_WAITING = SequenceStatus.WAITING\n",  # members of another Enum, same names
                                         "class State(enum.Enum):\n    WAITING = 1\n    RUNNING = 2\n    FINISHED = 3\n"
                                         "\n\n_WAITING = State.WAITING\n"),
