@@ -146,12 +146,13 @@ class CanonicalAdapter:
     def snapshot(self) -> Snapshot | None:
         """Read the white-box attributes; None (and self.missing set) when one is absent."""
         s = self.sched
-        for name in WHITE_BOX:
-            if not hasattr(s, name):
-                if name in self.read_names:
-                    raise SnapshotError(readers.broke(f"AttributeError: no attribute {name!r}", name))
-                self.missing = f"the submission's Scheduler has no attribute {name!r}"
-                return None
+        lacking = [name for name in WHITE_BOX if not hasattr(s, name)]
+        if lacking:  # every one named, as the sandbox's note names them
+            gone = next((name for name in lacking if name in self.read_names), None)
+            if gone is not None:
+                raise SnapshotError(readers.broke(f"AttributeError: no attribute {gone!r}", gone))
+            self.missing = f"the submission's Scheduler has no attribute {', '.join(map(repr, lacking))}"
+            return None
         try:
             queues = [readers.read_ids(getattr(s, name), name, self.seqs, self.notes, Exception)
                       for name in ("waiting", "running", "finished")]

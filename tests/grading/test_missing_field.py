@@ -95,3 +95,13 @@ def test_an_attribute_missing_for_a_whole_long_run_costs_its_reasons_once(tmp_pa
     observed = observed_trace(run, got)
     assert "num_preemptions" in observed["note"] and observed["white_box_error"] is None
     assert observed["outputs"] == {s.seq_id: list(s.output) for s in run_workload(run).final.finished}
+
+
+def test_every_missing_scheduler_attribute_is_named_in_checks_note(tmp_path: Path) -> None:
+    """check's note named the first missing Scheduler attribute only, the grader's every one (from outside)."""
+    text = IMPL.read_text().replace("self.num_preemptions", "self._preemptions").replace("self.finished", "self._done")
+    path = tmp_path / "p07_scheduler.py"
+    path.write_text(text)
+    observed = drivers.run_workload(LATE, load_target(str(path)))
+    assert observed["white_box_error"] is None
+    assert "no attribute 'num_preemptions', 'finished'" in observed["note"], observed["note"]
