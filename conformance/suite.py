@@ -21,7 +21,7 @@ from conformance.checks.checkers import CHECKS, Finding
 from conformance.checks.diagnosis import diagnose_report, history_prelude, hung_sources
 from conformance.checks.fresh import Fresh
 from conformance.checks.history import CONFIRM_MAX, after_history, apart
-from conformance.checks.machine import run_machine
+from conformance.checks.machine import run_machine, workload_runs
 from conformance.checks.machine_run import machine_finding
 from conformance.checks.shrink import shrink
 from conformance.checks.workload import WORKLOAD_CHECKS, predicate, probe_white_box
@@ -285,11 +285,7 @@ def _stateful(r: Run, stage: Stage, notes: list[str], tick: Progress, prof: Prof
         # grade runs each of the machine's runs as a case and judges it by the workload checks within the steps the
         # machine took (machine_run.py); so does check, so what only those see (an output that differs, a call
         # judged with the whole run behind it) fails stateful in both
-        steps: dict[Workload, int] = {}
-        for w, n in ran:
-            if w.requests:
-                steps[w] = max(n, steps.get(w, 0))
-        for w, n in steps.items():
+        for w, n in workload_runs(ran):
             finding = machine_finding(w, run_workload(w, r.factory, white_box=r.white_box), n)
             if finding is not None:
                 r.record("stateful", w, finding, "stateful machine")

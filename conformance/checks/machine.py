@@ -190,6 +190,12 @@ def machine_runs(stages: list[tuple[int, int]]) -> tuple[tuple[Workload, int], .
     for examples, steps in stages:
         if run_machine(SpecAdapter, examples, steps, True, DEFAULT_POLICY, ran) is not None:
             raise AssertionError("the spec fails its own state machine")
+    return workload_runs(ran)
+
+
+def workload_runs(ran: list[tuple[Workload, int]]) -> tuple[tuple[Workload, int], ...]:
+    """The machine's runs as workloads, each once with the most steps the machine took in it; a run with no request
+    is no workload and is left out. What both commands judge of the machine (conformance/checks/machine_run.py)."""
     kept: dict[Workload, int] = {}
     for w, n in ran:
         if w.requests:
