@@ -249,14 +249,15 @@ class Observations:
     def hung_together(self, together: int, alone: list[int], what: str) -> Finding | None:
         """history.hung_together on run `together`, whose instances ran alone in the runs `alone` (the first: the
         case's own). A run skipped after too many runs timed out counts as a time-out, as the rest of such a run
-        does (run_corpus_sandboxed); one never reached for lack of budget is inconclusive."""
+        does (run_corpus_sandboxed); one stopped by a wall clock (the workload's, the run's, the submission's) or
+        never reached is inconclusive: a loaded machine does that to a quick run too."""
         r = self.results[together]
         if self.results[alone[0]].status != "ok":
             return None
         if r.status == "not_run" and r.cause.startswith(SKIPPED_AFTER_HANGS):
             return Finding("hygiene", "H.timeout", 1, "run", f"{what}, the run was {r.cause.removeprefix('not_run: ')}"
                            " (each such run that hangs or is skipped counts as a time-out)")
-        if not r.hung or r.status == "not_run" or any(self.results[i].status != "ok" for i in alone):
+        if not r.hung_by_itself or any(self.results[i].status != "ok" for i in alone):
             return None
         return history.hung_together(self[together], sum(self.results[i].seconds for i in alone), self.limit, what)
 

@@ -223,19 +223,20 @@ def stopped(run: Run, index: int, why: str, cpu: float, wall: float) -> None:
     if why == "cpu":
         run.finish(index, "cpu_limit", f"cpu_limit: workload {index} used more than {lim.workload_cpu_seconds} s "
                    f"of CPU time (its whole process tree), caught while running or when it ended ({run.iso.level})",
-                   cpu, wall)
+                   cpu, wall, limit=why)
     elif why == "idle":
         run.finish(index, "timeout", f"timeout: workload {index} made no progress for "
                    f"{idle_limit(lim.workload_seconds):g} s "
-                   "(its processes were sleeping or blocked, none running); the tree was killed", cpu, wall)
+                   "(its processes were sleeping or blocked, none running); the tree was killed", cpu, wall, limit=why)
     elif why == "wall":
         run.finish(index, "timeout", f"timeout: workload {index} ran past {wall_limit(lim.workload_seconds):g} s "
-                   "of wall time twice, in two fresh children; the tree was killed", cpu, wall)
+                   "of wall time twice, in two fresh children; the tree was killed", cpu, wall, limit=why)
     elif why == "run":
         run.finish(index, "timeout", f"timeout: workload {index} ran past the whole run's {lim.run_seconds} s; "
-                   f"its process tree was killed ({run.iso.level})", cpu, wall)
+                   f"its process tree was killed ({run.iso.level})", cpu, wall, limit=why)
     else:
-        run.finish(index, "timeout", f"timeout: {budget_text(run)}; workload {index} was stopped", cpu, wall)
+        run.finish(index, "timeout", f"timeout: {budget_text(run)}; workload {index} was stopped", cpu, wall,
+                   limit=why)
 
 
 def budget_text(run: Run) -> str:

@@ -114,6 +114,7 @@ class WorkloadResult:
     digest: bytes = b""  # of the report line and the workload it was read from (sandbox.memo); b"" if none
     beside: WorkloadResult | None = None  # a two-instance probe: how its second instance's run ended, and its trace
     group: tuple[WorkloadResult, ...] = ()  # a group's other schedulers: how each one's run ended, and its trace
+    limit: str = ""  # the parent's limit that stopped it: cpu, idle, wall, run or budget; "" when none did
 
     @property
     def steps(self) -> tuple[dict[str, Any], ...]:
@@ -130,6 +131,14 @@ class WorkloadResult:
         """Whether it ended at a time limit, or was not run for lack of time (a SIGKILL is the hard CPU limit's)."""
         killed = self.status == "signal" and "SIGKILL" in self.cause
         return killed or self.status in ("timeout", "cpu_limit", "not_run")
+
+    @property
+    def hung_by_itself(self) -> bool:
+        """Whether it ended at a limit no load on the machine brings a run to: its CPU time (the parent's limit,
+        SIGXCPU, the hard limit's SIGKILL) or idleness (no process of it running or runnable). A wall-clock
+        limit, the run's or the submission's, is also reached by a quick run starved on a loaded machine."""
+        killed = self.status == "signal" and "SIGKILL" in self.cause
+        return killed or self.status == "cpu_limit" or self.limit == "idle"
 
 
 @dataclass(frozen=True, slots=True)

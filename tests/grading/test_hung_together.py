@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -59,19 +60,41 @@ def judged(together: WorkloadResult, alone_seconds: float = 0.01) -> object:
     return Observations((W, W, W), results, limit=2).hung_together(1, [0, 2], "with a second instance")
 
 
+SPUN = WorkloadResult(1, "", "cpu_limit", "cpu_limit: workload 1 used more than 2 s of CPU time", limit="cpu")
+BLOCKED = WorkloadResult(1, "", "timeout", "timeout: workload 1 made no progress for 2 s", limit="idle")
+
+
 def test_a_hang_beside_another_instance_where_each_was_quick_alone_is_a_time_out_finding():
-    found = judged(WorkloadResult(1, "", "timeout", "timeout: past 2 s"))
+    found = judged(SPUN)
     assert found is not None and found.rule == "H.timeout" and "each instance's run alone finished" in found.message
-    assert found == judged(WorkloadResult(1, "", "timeout", "timeout: past 2 s"), alone_seconds=0.02), \
+    assert found == judged(SPUN, alone_seconds=0.02), \
         "the finding's words hold no measured time: a regrade gives the same report"
+    assert judged(BLOCKED) == found, "waiting on the other instance, nothing running, is a hang of the instances"
+    killed = judged(WorkloadResult(1, "", "signal", "signal: the process was killed by SIGKILL during workload 1"))
+    assert killed == found, "the hard CPU limit's SIGKILL"
     skipped = judged(WorkloadResult(1, "", "not_run", f"{SKIPPED_AFTER_HANGS} 16 runs timed out"))
     assert skipped is not None and skipped.rule == "H.timeout" and "skipped after 16 runs" in skipped.message
 
 
 def test_a_slow_submission_or_a_spent_budget_stays_inconclusive():
-    assert judged(WorkloadResult(1, "", "timeout", "timeout: past 2 s"), alone_seconds=0.2) is None  # 8 x 0.4 > 2
+    assert judged(SPUN, alone_seconds=0.2) is None  # 8 x 0.4 > 2
     assert judged(WorkloadResult(1, "", "not_run", "not_run: the submission's total budget ... was spent")) is None
     assert judged(WorkloadResult(1, "", "ok", "ok")) is None
+
+
+@pytest.mark.parametrize("why", ["wall", "run", "budget"])
+def test_a_run_stopped_by_a_wall_clock_is_inconclusive_as_a_loaded_machine_stops_quick_runs_too(why):
+    """A correct wire program's interleaved 2,052-step run was stopped by the run's wall clock on a loaded 2-core
+    machine (its instances together spent 0.49 s of CPU, alone 0.44 s): H.timeout, 99.99, on a correct program."""
+    from conformance.sandbox.record import Run, stopped
+    from conformance.sandbox.types import Limits
+
+    run = Run(SimpleNamespace(level="namespaces"), Limits(workload_cpu_seconds=2), [(W, None)] * 2)
+    stopped(run, 1, why, 0.49, 30.0)
+    assert run.results[1].hung and not run.results[1].hung_by_itself
+    assert judged(run.results[1]) is None
+    stopped(run, 1, "cpu", 2.1, 2.2)
+    assert judged(run.results[1]) is not None
 
 
 @pytest.mark.long
