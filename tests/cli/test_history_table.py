@@ -3,6 +3,8 @@ runs first on the fresh copy the table is drawn from, as `replay` runs it (once,
 
 from pathlib import Path
 
+import pytest
+
 from conformance.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,6 +22,7 @@ Scheduler.__init__ = _init
 '''
 
 
+@pytest.mark.long
 def test_the_table_of_a_history_counterexample_shows_it_failing(tmp_path, capsys):
     path = tmp_path / "p07_scheduler.py"
     path.write_text((ROOT / "impl" / "scheduler.py").read_text() + SECOND_ONLY)

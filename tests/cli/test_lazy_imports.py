@@ -4,6 +4,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 # Runs the CLI in a fresh interpreter in which z3 and crosshair cannot be imported.
 WITHOUT_SOLVERS = textwrap.dedent("""
     import importlib.abc, sys
@@ -22,6 +24,7 @@ def run_cli(*args):
                           timeout=300)
 
 
+@pytest.mark.long
 def test_check_runs_without_z3():
     done = run_cli("check", "impl", "--profile", "quick", "--quiet")
     assert done.returncode == 0, done.stderr[-2000:]

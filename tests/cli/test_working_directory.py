@@ -4,7 +4,10 @@ import os
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.long
 def test_check_leaves_the_working_directory_as_it_was(tmp_path):
     work, home = tmp_path / "work", tmp_path / "home"
     work.mkdir()

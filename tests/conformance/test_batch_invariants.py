@@ -15,6 +15,7 @@ MUTANTS = Path(__file__).resolve().parents[2] / "conformance" / "mutants"
 TINY = Profile("tiny", None, 3, 2, 5)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name, rule", [("budget_not_shared", "I2"), ("decode_not_charged", "I2"),
                                         ("max_num_seqs_off_by_one", "I6")])
 def test_a_black_box_run_still_catches_what_the_batches_show(name, rule):

@@ -22,6 +22,7 @@ def open_target(target):
 '''
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("declared", [True, False])
 def test_an_engine_that_cannot_hold_huge_prompts_is_not_blamed_for_them_when_it_says_so(tmp_path, declared):
     path = tmp_path / "small_adapter.py"

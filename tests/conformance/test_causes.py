@@ -42,6 +42,7 @@ def test_one_catalog_bug_is_one_cause_holding_every_failing_vector(name):
     assert major(d)[0]["vectors"] == failing_vectors(mutant(name)), d["lines"]  # none left out, none twice
 
 
+@pytest.mark.long
 def test_two_bugs_at_once_are_two_causes_each_with_its_own_vectors(tmp_path):
     p = tmp_path / "two_bugs.py"  # the counterexamples may all show one of them: the corpus shows both
     p.write_text(textwrap.dedent(f"""
@@ -83,6 +84,7 @@ def test_what_no_known_bug_explains_is_grouped_by_what_went_wrong_with_the_featu
                for line in d["lines"])
 
 
+@pytest.mark.long
 def test_every_failing_feature_is_touched_by_some_cause():
     report = run(mutant("preempt_keeps_num_computed"), TINY)
     failing = {t for t, row in report.features.items() if row["fail"]}
@@ -131,6 +133,7 @@ def test_a_run_cut_at_a_step_stops_there():
     assert cut["stop"] == "until" and cut["steps"] == whole["steps"][:2] and len(whole["steps"]) > 2
 
 
+@pytest.mark.long
 def test_two_bugs_that_show_in_one_step_are_named_together_not_as_a_third(tmp_path):
     from conformance.mutants.build import source
     from spec import faults
@@ -181,6 +184,7 @@ def test_the_fewest_suspects_cover_every_finding_once_and_a_cause_names_only_tho
     assert dict(tail.also) == {"phase2_continue": 3, "victim_first": 1}  # fits some, not all: not a tie
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["preempt_keeps_blocks_used", "finish_keeps_blocks"])
 def test_a_failing_vectors_lead_is_its_earliest_finding_of_any_check(name):
     vectors, _ = load_corpus(families=("counterexamples", "coverage", "exhaustive"))

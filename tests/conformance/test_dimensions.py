@@ -54,6 +54,7 @@ def test_the_table_asks_for_both_sides_of_each_threshold_to_the_stated_limits():
     assert {f"{h}/{k}" for h in ("crc32", "fnv1a-32", "str-hash") for k in range(4, 17)} <= default["id-hash-collision"]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("profile", ["quick", "default"])
 def test_every_listed_value_is_reached_by_the_workloads_the_profile_runs(profile):
     assert missing(profile_cases(profile), profile) == {}

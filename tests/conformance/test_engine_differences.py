@@ -71,6 +71,7 @@ def test_the_engines_differences_are_the_causes_and_one_no_finding_shows_is_none
     assert all(c.bugs == () or set(c.bugs) <= {"chunk_only_first"} for c in d.causes)
 
 
+@pytest.mark.long
 def test_a_diagnosis_of_an_engine_names_no_catalog_bug_it_does_not_state() -> None:
     """reserve_whole_prompt's mutant as an engine that states one difference with no catalog bug, and explains
     nothing: the catalog would name reserve_whole_prompt; under the engine's statement no cause names any bug."""

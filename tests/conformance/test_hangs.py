@@ -73,6 +73,7 @@ def always_hanging(tmp_path_factory):
     return path, report, fired
 
 
+@pytest.mark.long
 def test_a_submission_that_always_hangs_stops_after_a_few_hangs(always_hanging):
     _, report, fired = always_hanging
     assert report.verdict == "FAIL"
@@ -84,6 +85,7 @@ def test_a_submission_that_always_hangs_stops_after_a_few_hangs(always_hanging):
     assert all(f.rule == "H.timeout" and "did not return" in f.message for f in failed if f.check == "golden")
 
 
+@pytest.mark.long
 def test_a_hang_found_after_other_findings_keeps_them_and_stops(tmp_path, fast_limits):
     """A hang only with long waiting queues: the golden cases pass, the corpus finds it, shrinking is bounded."""
     report = suite.run(str(hanging(tmp_path, "len(self.waiting) > 4")), "quick")
@@ -95,12 +97,14 @@ def test_a_hang_found_after_other_findings_keeps_them_and_stops(tmp_path, fast_l
     assert len(timed_out.workload.requests) >= 5  # the hang needs five waiting
 
 
+@pytest.mark.long
 def test_the_stop_is_deterministic(always_hanging, fast_limits):
     path, report, _ = always_hanging  # the first run; the second, on the same file, here
     first, second = (json.dumps(r.to_json(), sort_keys=True) for r in (report, suite.run(path, "quick")))
     assert first == second
 
 
+@pytest.mark.long
 def test_without_a_hang_nothing_stops(fired):
     report = suite.run("impl", "quick")
     assert report.verdict == "PASS" and fired == []

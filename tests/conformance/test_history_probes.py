@@ -163,6 +163,7 @@ def test_a_history_dependent_counterexample_carries_its_prelude_and_replays_in_a
     assert replay(tmp_path / "bare.json", fault)[1] == "differential  pass"
 
 
+@pytest.mark.long
 def test_state_keyed_by_id_replays_in_a_fresh_process_by_running_the_case_until_it_fails(tmp_path):
     """A registry keyed by id(self) (tests/conformance/unseen: impl_registry_by_id): a new instance inherits the
     ids of a freed one only when the allocator gives it the same address, after no fixed count of earlier runs.
@@ -192,6 +193,7 @@ def test_state_keyed_by_id_replays_in_a_fresh_process_by_running_the_case_until_
     assert passed.returncode == 0, passed.stdout
 
 
+@pytest.mark.long
 def test_a_finding_of_schedulers_alive_at_once_is_confirmed_and_replayed_with_the_whole_group(tmp_path):
     """Arenas shared past 256 instances (tests/conformance/unseen: impl_instance_arenas): the finding needs the
     257 schedulers of the group alive at once. A fresh copy confirms it by running the group again (not the lane

@@ -39,6 +39,7 @@ def eos_bug_that_hangs_on(tmp_path: Path, vectors: list[str]) -> Path:
     return path
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("vectors", [["grow_on_mod_one.differential"], sorted(HANGS_ON)])
 def test_a_hang_leaves_the_other_findings_diagnosed(tmp_path, monkeypatch, vectors):
     """Before: with one vector hanging, the diagnosis said "no known bug matches all findings" (no mutant

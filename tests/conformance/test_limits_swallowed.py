@@ -112,6 +112,7 @@ TRACED = pytest.mark.skipif(sys.gettrace() is not None, reason="a tracer (covera
                             "cannot be raised in a given frame, and only the repeated ticks stop these, later")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("factory", [GarbageMaker, pytest.param(FinalizerLoop, marks=TRACED),
                                      pytest.param(SlowFinalizerLoop, marks=TRACED),
                                      pytest.param(CatchesEverything, marks=TRACED)])
@@ -141,6 +142,7 @@ class Collects(SpecAdapter):
         return super().schedule()
 
 
+@pytest.mark.long
 def test_the_limit_holds_beside_hypothesis_gc_callback(ignored):
     """Before: "Exception ignored in: <function gc_cumulative_time.<locals>.gc_callback>" and the run went on
     for all CPU_SECONDS, ending "done"."""

@@ -79,6 +79,7 @@ def test_state_unreadable_from_the_start_is_still_a_note(tmp_path: Path) -> None
     assert observed["white_box_error"] is None and "white-box checks skipped" in (observed["note"] or "")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["bug_admit_tag_wrap", "bug_log_maxlen"])
 def test_default_preempts_one_sequence_past_a_thousand_times(name: str) -> None:
     w = reach.self_preemption_run(2**11 + 1)

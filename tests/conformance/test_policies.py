@@ -34,6 +34,7 @@ def v1_scheduler(tmp_path):
     return str(path)
 
 
+@pytest.mark.long
 def test_a_scheduler_that_follows_vllm_v1_passes_every_check_under_vllm_v1(v1_scheduler):
     # a source that forgot the policy would judge its workloads by the card's rules, and this would fail
     report = run("spec", "quick", adapter=v1_scheduler, policy=Policy("vllm-v1"))
@@ -42,6 +43,7 @@ def test_a_scheduler_that_follows_vllm_v1_passes_every_check_under_vllm_v1(v1_sc
     assert report.to_json()["policy"] == "vllm-v1"
 
 
+@pytest.mark.long
 def test_under_the_card_a_vllm_v1_scheduler_fails_with_one_cause_its_policy(v1_scheduler):
     report = run("spec", "quick", adapter=v1_scheduler)
     assert report.verdict == "FAIL"
@@ -60,6 +62,7 @@ def test_half_of_vllm_v1_is_told_apart_from_the_policy():
     assert run(V1_MUTANT, "quick", policy=Policy("vllm-v1")).verdict == "FAIL"  # the gate is missing under vllm-v1
 
 
+@pytest.mark.long
 def test_a_card_scheduler_under_vllm_v1_is_diagnosed_as_following_the_card(capsys):
     assert main(["check", "impl", "--policy", "vllm-v1", "--quiet"]) == 1
     out = capsys.readouterr().out
@@ -69,6 +72,7 @@ def test_a_card_scheduler_under_vllm_v1_is_diagnosed_as_following_the_card(capsy
     assert re.search(r"features: \d+ fail, from 1 cause", out) and "  FAIL chunked-prefill" not in out
 
 
+@pytest.mark.long
 def test_the_trace_keeps_its_policy_and_the_rerun_hints_carry_it(tmp_path, capsys):
     adapter = str(ROOT / "examples/vllm_style/adapter.py")
     engine = str(ROOT / "examples/vllm_style/engine.py")
@@ -168,6 +172,7 @@ def open_target(target):
 '''
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("declared", [True, False])
 def test_every_driver_honours_an_engine_that_must_not_be_called_idle(tmp_path, declared):
     # the workload driver, the interleaved instances and the lockstep machine all make idle calls otherwise

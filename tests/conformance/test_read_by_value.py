@@ -257,6 +257,7 @@ def test_a_stored_one_shot_generator_fails_on_behaviour(tmp_path: Path) -> None:
     assert list(factory.notes.values()) == ["waiting is a generator; docs/api.md says deque"]
 
 
+@pytest.mark.long
 def test_running_in_a_deque_passes_check_with_one_note(tmp_path: Path) -> None:
     """running kept in a deque (it once failed every white-box vector, I6) passes, and the note says so once."""
     source, notes = STYLES["running_deque"]
@@ -267,6 +268,7 @@ def test_running_in_a_deque_passes_check_with_one_note(tmp_path: Path) -> None:
     assert f"note: {notes[0]}" in report.summary().splitlines()
 
 
+@pytest.mark.long
 def test_several_deviations_at_once_pass_check_each_noted_once(tmp_path: Path) -> None:
     source = changed(IMPL, ("self.output: list[int] = []", "self.output = deque()"),
                      ("self.running: list[Sequence] = []", "self.running = RunList()"),

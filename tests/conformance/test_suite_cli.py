@@ -70,6 +70,7 @@ def watched(patch: pytest.MonkeyPatch) -> dict[str, list[object]]:
     return seen
 
 
+@pytest.mark.long
 def test_check_exit_codes_and_byte_identical_json(tmp_path, checked_buggy):
     code, out, folder, _ = checked_buggy
     a, b = folder / "a.json", tmp_path / "b.json"

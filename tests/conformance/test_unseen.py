@@ -34,6 +34,7 @@ def test_the_readme_names_every_unseen_bug():
     assert readme.count(".py |") == len(UNSEEN)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ONCE_MISSED)
 def test_the_bugs_the_suite_once_missed_fail_quick(name, tmp_path):
     assert verdict(name, tmp_path) == "FAIL"

@@ -29,6 +29,7 @@ def observed(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, object
     return out
 
 
+@pytest.mark.long
 def test_the_shortcut_changes_no_finding(observed: list, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[type-arg]
     fast = [whitebox.invariants(w, o) for _, w, o in observed]
     monkeypatch.setattr(whitebox, "_spec_calls", lambda w: ())

@@ -131,6 +131,7 @@ def validator(schema: str, definition: str | None = None) -> jsonschema.Draft202
 # --- the real conversation -----------------------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_the_suite_waits_for_each_reply_and_every_line_fits_the_schemas(conversation) -> None:
     suite = validator("wire-suite")
     replies = {op: validator("wire-program", name) for op, name in REPLY_TO.items()}

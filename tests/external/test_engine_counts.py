@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ROOT / "bench" / "measured" / "records"
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("tests, record, key", [
     ("test_vllm.py", "vllm-2026-12-05.json", ("run_sh", "tests")),
     ("test_nanovllm.py", "nanovllm-causes-2026-12-05.json", ("external_tests", "count")),

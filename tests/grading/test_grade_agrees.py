@@ -159,6 +159,7 @@ def test_a_bug_past_a_threshold_fails_check_and_costs_points_for_the_same_check(
     assert any(check in i.failed_checks for i in g.items), lost(g)
 
 
+@pytest.mark.long
 def test_impl_passes_check_and_gets_full_marks(verdicts: list[dict[str, Any]]) -> None:
     assert run(str(IMPL), "quick", diagnose=False).verdict == "PASS"
     g = grade(IMPL)
@@ -183,6 +184,7 @@ def test_outputs_lost_to_preemption_are_found_by_both_as_equivalence(tmp_path: P
     assert not any("hygiene" in i.failed_checks for i in g.items), lost(g)
 
 
+@pytest.mark.long
 def test_a_status_that_cannot_be_read_is_a_finding_for_both(tmp_path: Path) -> None:
     """A white-box field that is there but unreadable (a status that is no SequenceStatus member and has no name)
     is an invariants finding in `check`'s adapter and in the sandbox child alike; an absent one is a note."""

@@ -71,6 +71,7 @@ def walk(level: str, tmp_path: Path) -> dict[str, object]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("level", AVAILABLE)
 def test_no_level_gives_capabilities_root_or_the_graders_private_files(level: str, tmp_path: Path) -> None:
     seen = walk(level, tmp_path)
@@ -105,6 +106,7 @@ def run_case(name: str, tmp_path: Path, level: str | None = None, workloads: lis
                           dataclasses.replace(limits, isolation=level))
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(("name", "status", "words"), [
     ("read_by_handle", "ok", ""),
     ("read_host_files", "ok", ""),
@@ -186,6 +188,7 @@ def test_an_import_error_reaches_the_report_structured(tmp_path: Path) -> None:
     assert "numpy_that_is_not_there" in failure.message and failure.line is None
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("level", [level for level in AVAILABLE if level != AVAILABLE[0]])
 @pytest.mark.parametrize("name", ["read_by_handle", "capabilities", "fork_burner"])
 def test_weaker_levels_keep_the_privilege_and_cpu_guarantees(level: str, name: str, tmp_path: Path) -> None:

@@ -203,6 +203,7 @@ def seen_by(report: dict[str, Any]) -> dict[str, Any]:
     return seen
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("level", NAMESPACES)
 @pytest.mark.parametrize("name", PLACES)
 def test_the_root_holds_the_base_runtime_and_no_file_of_the_graders_virtualenv(

@@ -247,6 +247,7 @@ def test_other_submissions_results_are_intact(tmp_path: Path) -> None:
     assert [w.status for w in before.workloads] == ["ok", "ok"]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("level", [pytest.param(level, marks=pytest.mark.skipif(
     not works(level), reason=f"the {level} level cannot start an interpreter on this machine (docs/sandbox.md)"))
     for level in ("namespaces", "process-group")])
@@ -340,6 +341,7 @@ EDGE_BURN = ("import time as _time\n_plain = Scheduler.schedule\n_burnt = []\n\n
              "Scheduler.schedule = _burning\n")
 
 
+@pytest.mark.long
 def test_a_run_that_ends_just_past_its_cpu_limit_is_cut_every_time(tmp_path: Path) -> None:
     """1.08 s of CPU under a 1 s limit: the 0.2 s samples may all fall before the limit and the trace arrive
     before the next one. The cut is judged on the CPU used when the trace arrives too, so it never depends on

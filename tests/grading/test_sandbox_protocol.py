@@ -138,6 +138,7 @@ def test_parse_line_accepts_only_plain_json_objects(line: bytes, words: str) -> 
     assert words in str(caught.value)
 
 
+@pytest.mark.long
 def test_correct_reports_stay_far_below_the_report_cap() -> None:
     """The child stops a run whose report passes its allowance, REPORT_MAX or more for long ids (a stall caught at
     the same step every time, well before its CPU limit); every run of a correct submission on the grading cases,

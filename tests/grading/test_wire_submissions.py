@@ -104,6 +104,7 @@ def spy(level: str, tmp_path: Path) -> dict[str, object]:
     return json.loads(result.stderr.strip().splitlines()[-1])
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("level", AVAILABLE)
 def test_a_wire_program_gets_no_capabilities_no_private_files_and_not_the_workers_memory(level: str,
                                                                                           tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ def test_impl_matches_spec_on_feasible_workloads():
     assert seen["preemption"] > 20 and seen["arrival between steps"] > 20, seen
 
 
+@pytest.mark.long
 def test_impl_matches_spec_on_edge_workloads():
     seen: Counter[str] = Counter()
 
@@ -65,6 +66,7 @@ def test_two_victims_in_one_step_match_the_spec():
     assert "two preemptions in one step" in features
 
 
+@pytest.mark.long
 def test_impl_matches_spec_on_scale_families():
     """Big numbers, crowds, long runs and thrash: impl may stand in for the spec there only if they agree."""
     seen: Counter[str] = Counter()

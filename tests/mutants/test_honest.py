@@ -36,6 +36,7 @@ def test_quick_finds_catalog_mutant_from_scale_and_generated_sources_alone(name)
     assert all(cx.source != "corpus/counterexamples" for cx in report.counterexamples)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", [pytest.param(n, marks=() if n == "eos_identity" else pytest.mark.slow)
                                   for n in sorted(BEYOND)])
 def test_quick_finds_bug_beyond_the_small_scope(name, tmp_path):

@@ -57,6 +57,7 @@ def test_an_anchor_that_no_longer_matches_fails_loudly():
         build.source(None, extra=broken)
 
 
+@pytest.mark.long
 def test_the_submission_the_mutants_derive_from_is_conformant(tmp_path):
     path = tmp_path / "rules.py"
     path.write_text(build.source(None))
@@ -64,6 +65,7 @@ def test_the_submission_the_mutants_derive_from_is_conformant(tmp_path):
     assert report.verdict == "PASS", report.summary()
 
 
+@pytest.mark.long
 def test_the_generated_reference_file_is_conformant():
     report = run("conformance/mutants/reference_scheduler.py", "quick")
     assert report.verdict == "PASS", report.summary()

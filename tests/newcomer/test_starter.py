@@ -23,6 +23,7 @@ def schedcheck(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           timeout=300)
 
 
+@pytest.mark.long
 def test_course_init_writes_a_starter_and_check_names_each_method_still_to_write(tmp_path):
     made = schedcheck("course-init", "course", cwd=tmp_path)
     assert made.returncode == 0, made.stderr

@@ -20,6 +20,7 @@ def validator():
     return encoding()  # validate.Validator(), built once per process (tests/proofs/encodings.py)
 
 
+@pytest.mark.long
 def test_the_encoding_agrees_with_the_spec_on_the_stream():
     v = validator()
     bad = [m for w in itertools.islice(validate.stream(validate.SEED, DEFAULT), DEFAULT) if (m := v.compare(w))]
@@ -34,6 +35,7 @@ def test_the_stream_preempts_in_at_least_30_percent_of_its_steps_with_every_kind
     assert stats.self_preemptions and stats.double_preemptions and stats.readmissions, stats
 
 
+@pytest.mark.long
 def test_the_validation_meets_every_quota_at_every_block_size():
     """What prove --quick compares: the stream, then workloads aimed at the cells it left short."""
     bad, stats = validate.validate(DEFAULT, validator=validator())  # the Validator validate() would build
@@ -102,6 +104,7 @@ def test_a_planted_encoding_mistake_is_caught(monkeypatch):
     assert bad and bad[0].field.startswith("after schedule()"), bad
 
 
+@pytest.mark.long
 def test_unrolling_one_round_short_is_seen():
     """`unwind` holds on the exact unrolling and fails on a shorter one."""
     bad, _ = validate.validate(30, bounds=SMALL)

@@ -115,6 +115,7 @@ def test_out_compares_with_the_unpreempted_output_and_fails_on_output_cleared():
 TINY = (dict(num_blocks=2, block_size=1, budget=2, max_num_seqs=2, requests=3, prompt_len=1, max_tokens=2),)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("fault", ["no_admission_after_preemption", "chunk_only_first"])
 def test_a_fault_that_only_delays_breaks_ad_and_the_validation_sees_it_too(fault, capsys):
     """It only delays a sequence (the victim by a step; a head that needs a chunk, until a step schedules nobody
@@ -128,6 +129,7 @@ def test_a_fault_that_only_delays_breaks_ad_and_the_validation_sees_it_too(fault
     assert "no claim breaks" in out and "validation sees it" in out
 
 
+@pytest.mark.long
 def test_inject_exits_0_and_names_the_broken_claims(capsys):
     assert cli.inject("preempt_clears_output", True, TINY) == 0
     out = capsys.readouterr().out

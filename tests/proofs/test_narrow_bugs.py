@@ -65,6 +65,7 @@ def with_encoding_bug(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
         monkeypatch.setattr(validate, "Run", patched(transition, edits, name).Run)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", sorted(SPEC_BUGS))
 def test_the_validation_sees_a_spec_bug_confined_to_one_kind_of_step(name):
     rules = faults.module_with(SPEC_BUGS[name][1], name)
@@ -73,12 +74,14 @@ def test_the_validation_sees_a_spec_bug_confined_to_one_kind_of_step(name):
     assert bad, f"{name} ({SPEC_BUGS[name][0]}) passes the validation of prove --quick"
 
 
+@pytest.mark.long
 def test_a_fast_path_at_block_size_4_passes_the_random_stream_alone():
     """Why the quotas are there: the stream's first workloads never compare a step where it matters."""
     with compared_with(faults.module_with(SPEC_BUGS["blocks_for_fast_path_long"][1], "long")) as v:
         assert all(v.compare(w) is None for w in validate.stream(validate.SEED, validate.QUICK_COUNT))
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["ceiling_default_branch"])
 def test_the_validation_sees_an_encoding_wrong_only_at_the_largest_block_size(name, monkeypatch):
     with_encoding_bug(monkeypatch, name)
@@ -96,6 +99,7 @@ def test_the_sampler_only_the_relational_out_reads_is_validated_in_the_quick_run
     assert row["verdict"] == "disagree" and "(sampler: first eos)" in str(row["first_difference"]), row
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["fd_flag_shifted", "fa_flag_off_by_one"])
 def test_a_claim_flag_computed_wrong_differs_from_the_spec_on_drawn_states(name, monkeypatch):
     """No correct run raises FA's or FD's flag, so only steps from drawn states can tell a wrong one."""

@@ -36,6 +36,7 @@ def test_each_outside_bug_is_one_edit_that_changes_the_spec():
     assert set(SAME.values()) <= set(faults.BY_NAME) | set(faults.GUARDS)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", sorted(OUTSIDE))
 def test_the_encoding_disagrees_with_the_spec_carrying_the_bug(name, validator):
     validator.rules = faults.module_with(OUTSIDE[name][1], name)

@@ -15,6 +15,7 @@ CHUNK = replace(validate.STREAM, policy=Policy.parse("vllm-v1:reserve_full_isl=f
 SCOPE = dict(num_blocks=4, block_size=2, budget=4, max_num_seqs=2, requests=2, prompt_len=3, max_tokens=2)
 
 
+@pytest.mark.long
 def test_the_encoding_agrees_with_the_spec_under_vllm_v1_on_steps_that_hold_admission_back():
     bad, stats = validate.validate(60, bounds=V1, validator=encoding(V1))  # the Validator validate() would build
     assert not bad, bad[0]
@@ -22,6 +23,7 @@ def test_the_encoding_agrees_with_the_spec_under_vllm_v1_on_steps_that_hold_admi
     assert stats.held_whole > 0  # and it holds a head back whose whole sequence would not fit
 
 
+@pytest.mark.long
 def test_the_validation_sees_a_spec_without_the_whole_sequence_gate():
     # vllm-v1 with only its first difference: the encoding (which has the gate) must disagree with it
     gate_off = faults.module_with((faults.Edit("if not state.config.policy.reserve_full_isl:\n        return True",
@@ -31,6 +33,7 @@ def test_the_validation_sees_a_spec_without_the_whole_sequence_gate():
     assert bad
 
 
+@pytest.mark.long
 def test_with_reserve_full_isl_off_the_encoding_agrees_and_sees_a_spec_that_keeps_the_gate():
     bad, stats = validate.validate(60, bounds=CHUNK, validator=encoding(CHUNK))
     assert not bad, bad[0]
@@ -44,6 +47,7 @@ def test_with_reserve_full_isl_off_the_encoding_agrees_and_sees_a_spec_that_keep
     assert bad
 
 
+@pytest.mark.long
 def test_the_validation_sees_an_encoding_of_the_wrong_policy():
     card = encoding(validate.STREAM)  # encodes p07 ... (validate.Validator(validate.STREAM), built once)
     found = [card.compare(w) for w in validate.stream(validate.SEED, 40, V1)]  # ... judged on vllm-v1 runs
@@ -80,12 +84,14 @@ GATE_BUGS = {
 GATE_SCOPE = SCOPE
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("policy", all_policies(), ids=str)
 def test_the_spec_passes_every_gate_of_its_policy(policy):
     report = modelcheck.explore_all(**GATE_SCOPE, rules=spec.rules, every=True, policy=policy)[0]
     assert report.violation is None and report.broken == (), report.broken
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", GATE_BUGS)
 def test_a_gate_bug_in_the_spec_alone_breaks_pg_in_the_model_check(name):
     edits, policies = GATE_BUGS[name]

@@ -167,6 +167,7 @@ def test_a_scope_that_does_not_reach_what_it_asks_fails_its_row():
     assert row["verdict"] == "unreached" and row["unreached"] == ["most_preemptions 0 < 1"]
 
 
+@pytest.mark.long
 def test_a_validation_that_misses_a_quota_fails_its_row(monkeypatch):
     monkeypatch.setattr(cli.validate.quotas, "ATTEMPTS", 0)
     row = cli.validation_row(5, solver=0)

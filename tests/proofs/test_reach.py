@@ -24,6 +24,7 @@ def test_what_two_requests_and_three_steps_cannot_have_is_beyond_the_bound(row):
     assert {"victims", "arrive_behind"} <= set(row["beyond"]) and "preempt" not in row["beyond"]
 
 
+@pytest.mark.long
 def test_live_as_drained_by_the_bound_alone_is_vacuous_at_k_3(monkeypatch):
     """Its premise (the liveness bound is at most K) admits no preemption within three steps."""
     monkeypatch.setitem(reach.PREMISES, "LIVE", lambda r, k: claims.liveness_bound(r) <= QUICK.steps)

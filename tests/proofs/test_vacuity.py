@@ -132,6 +132,7 @@ def test_update_moving_a_running_sequence_to_waiting_breaks_i5():
     assert not list(spec.invariants.i5_preempted_to_head(s.after_schedule, s.batch, post))
 
 
+@pytest.mark.long
 def test_a_fault_whose_text_is_gone_is_left_out_and_named(monkeypatch):
     """A bug planted on a line a fault edits once made the row raise FaultError, and prove stopped there."""
     real = faults.load

@@ -58,6 +58,7 @@ def test_sample_is_deterministic_and_balanced() -> None:
     assert select(pool, None) == pool
 
 
+@pytest.mark.long
 def test_a_hanging_child_costs_only_its_timeout(tmp_path: Path) -> None:
     hang = tmp_path / "hang.py"
     hang.write_text("while True:\n    pass\n")

@@ -16,6 +16,7 @@ def test_there_are_at_least_six_styles_each_naming_its_style() -> None:
         assert path.read_text().startswith('"""Style: '), f"{path.name} must open with a docstring naming its style"
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("style", [
     pytest.param(p, marks=() if p.stem == FAST else pytest.mark.slow, id=p.stem) for p in STYLES
 ])

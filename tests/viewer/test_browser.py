@@ -77,6 +77,7 @@ def press(browser, key):
     ActionChains(browser).send_keys(key).perform()
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("case", golden_cases(), ids=lambda c: c.name)
 def test_stepping_through_a_card_case_shows_one_step_at_a_time_with_the_cards_strips(browser, tmp_path, case):
     from selenium.webdriver.common.keys import Keys

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from conformance.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,6 +23,7 @@ def test_replay_writes_the_page_of_the_failing_run(tmp_path):
     assert divergent_steps(out.read_text()) == []
 
 
+@pytest.mark.long
 def test_check_writes_the_page_of_the_shown_counterexample(tmp_path, capsys):
     out = tmp_path / "c.html"
     assert main(["check", str(ROOT / "examples/p07_buggy/p07_scheduler.py"), "--quiet", "--html", str(out)]) == 1
