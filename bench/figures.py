@@ -707,7 +707,7 @@ ALLOWED: tuple[Allowed, ...] = (
     Allowed("*", r"1\.5x target|target is at most 2x|target (?:is|of) 30(?: submissions)? per minute",
             "targets (impl/floor's, the sandbox's cost, bench/throughput.py TARGET_PER_MINUTE)"),
     Allowed(README, r"\(200 s per claim\)", "prove's time box per claim (spec/bounded/cli.py), a setting"),
-    Allowed(README, r"tests of 10 s or more each", "what the `long` mark means (pyproject.toml), a definition"),
+    Allowed(README, r"tests of 2 s or more each", "what the `long` mark means (pyproject.toml), a definition"),
     Allowed(BENCH, r"up to 2x from run to run",
             "how far a shared machine moves absolute times, a caution about every figure, not one measurement"),
     Allowed(CONFORMANCE, r"hangs \(10 s per run\)|take 10 s of CPU time \(or 60 s of wall time|every 50 ms",
