@@ -16,14 +16,13 @@ from typing import Any, cast
 
 from conformance.retention import KINDS, Kept
 from conformance.sandbox.keep import FIELDS, REPORTED, SHOWN_MAX
-from conformance.sandbox.readers import SEQ_FIELDS, broke
+from conformance.sandbox.readers import broke
 from spec.loop import RESAMPLE_SHIFT, STALL_STEPS, Steps
 
 BIG = 1 << 128  # as in the child: the corpus goes past 64 bits; a bound keeps parsing cheap
 STATUS_MAX = 64  # characters of a status name
 TEXT_MAX = 2000  # characters of an exception message or note
 QUEUES = ("waiting", "running", "finished")
-WHITE_BOX_NAMES = frozenset(("blocks_used", "num_preemptions", *QUEUES, *SEQ_FIELDS))
 CALLS = frozenset({"create", "schedule", "update"})  # and "add(<repr of an added seq_id>)"
 STOPS = ("done", "bound", "error")
 UNREADABLE = "cannot read "  # as in the child: the attribute is there but its contents cannot be read
@@ -172,9 +171,11 @@ class Snapshots:
         self.note: str | None = None
         self.missing: dict[str, str] = {}  # the reasons of the attributes last reported missing
         self.white_box_error: dict[str, Any] | None = None
-        # the attributes a whole snapshot read (a sequence's field by its name): one that cannot be read after that
-        # broke (readers.broke); one never read is missing, a note, as in check's adapter
+        # what a whole snapshot read: the Scheduler's names, and the sequences whose every field it read; one of these
+        # that cannot be read after that broke (readers.broke); one never read is missing, a note, as in check's
+        # adapter (a sequence added later may lack a field it gets on first use)
         self.read_names: set[str] = set()
+        self.read_seqs: set[str] = set()
 
     def read(self, value: Any, where: str, step: int, call: str) -> dict[str, Any] | None:
         """Validate one snapshot message; its observed-trace form, or None when something was unreadable."""
@@ -211,7 +212,8 @@ class Snapshots:
                                                for k, v in r.items())
         wrong = next((w for _, w in why if w.startswith(UNREADABLE)), None) if self.white_box_error is None else None
         if wrong is None and why and self.white_box_error is None:  # there before, broken now
-            gone = next(((a, w) for a, w in why if a.rsplit(".", 1)[-1] in self.read_names), None)
+            gone = next(((a, w) for a, w in why if a in self.read_names or a.rsplit(".", 1)[0] in self.read_seqs),
+                        None)
             wrong = broke(gone[1], gone[0]) if gone is not None else None
         if wrong is not None:
             self.white_box_error = {"step": step, "call": call, "message": wrong}
@@ -224,8 +226,10 @@ class Snapshots:
             if self.note is None:
                 self.note = ", ".join(f"{a} ({w})" for a, w in why) if why else "unreadable"
             return None
-        if len(self.read_names) < len(WHITE_BOX_NAMES):
-            self.read_names.update(("blocks_used", "num_preemptions", *QUEUES, *(SEQ_FIELDS if self.rows else ())))
+        if not self.read_names:
+            self.read_names.update(("blocks_used", "num_preemptions", *QUEUES))
+        if len(self.read_seqs) < len(self.rows):
+            self.read_seqs.update(self.rows)
         return {"blocks_used": numbers[0], "num_preemptions": numbers[1], **self.queues, "seqs": self.seqs}
 
 

@@ -52,6 +52,39 @@ def without_num_blocks(tmp_path: Path, gone_after: int | None = None) -> Path:
     return path
 
 
+def lazy_num_blocks(tmp_path: Path) -> Path:
+    """impl with a Sequence that gets num_blocks on first use (no __slots__, none set in __init__): a sequence waiting
+    for its first step has no such attribute, one that ran has it (from outside: a correct style both commands failed,
+    I6 "after earlier steps read it", as another sequence's num_blocks had been read)."""
+    slots = '("seq_id", "prompt_len", "max_tokens", "output", "num_computed", "num_blocks", "status")'
+    text = IMPL.read_text().replace(f"    __slots__ = {slots}\n", "")
+    text = text.replace("        self.num_blocks = 0  # KV blocks held; 0 unless running\n", "")
+    text = re.sub(r"\b(seq|head|victim)\.num_blocks \+= ", r'\1.num_blocks = getattr(\1, "num_blocks", 0) + ', text)
+    text = re.sub(r"\b(seq|head|victim)\.num_blocks\b(?!\s*=[^=])", r'getattr(\1, "num_blocks", 0)', text)
+    path = tmp_path / "p07_scheduler.py"
+    path.write_text(text)
+    return path
+
+
+# a1 runs from step 1 (its num_blocks read); a2 arrives at step 2 and waits behind it (max_num_seqs 1): no num_blocks
+WAITS = make_workload(Config(8, 2, 1, 8), [Request("a1", 3, 2), Request("a2", 2, 2, arrival=2)], name="waits")
+
+
+def test_a_field_a_sequence_gets_on_first_use_is_missing_until_then_not_broken_in_both(tmp_path: Path) -> None:
+    path = lazy_num_blocks(tmp_path)
+    sandboxed = run_in_sandbox(path, [WAITS], LIMITS)
+    factory = load_target(str(path))
+    graded, checked = observed_trace(WAITS, sandboxed.workloads[0]), drivers.run_workload(WAITS, factory)
+    spec_outputs = {s.seq_id: list(s.output) for s in run_workload(WAITS).final.finished}
+    for observed in (graded, checked):
+        assert observed["white_box_error"] is None, observed["white_box_error"]
+        assert "a2.num_blocks" in observed["note"], observed["note"]
+        assert observed["outputs"] == spec_outputs
+        assert whitebox.invariants(WAITS, observed) == [] and checkers.differential(WAITS, observed) == []
+        assert observed["steps"][0]["after_schedule"] is not None, "the snapshots that have it are still read"
+    assert any("Sequence.num_blocks is missing on a sequence until later" in n for n in factory.notes.values())
+
+
 def test_a_sequence_without_num_blocks_is_checked_black_box_by_both_commands(tmp_path: Path) -> None:
     path = without_num_blocks(tmp_path)
     sandboxed = run_in_sandbox(path, WORKLOADS, LIMITS)
