@@ -275,8 +275,7 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
     command = submitted_command(entry.module)  # a wire program's: every rerun line names it
     items = tuple(score_item(item, rubric, cases, verdicts, ran, observed, command) for item in rubric.items)
     public_view = views[0]
-    notes = run_notes(rubric, result) + held_out_notes([r for _, _, r in parts[1:]]) + \
-        sorted({n for i in range(len(public_view)) if (n := public_view.note(i))})[:1]
+    notes = run_notes(rubric, result) + held_out_notes([r for _, _, r in parts[1:]]) + public_view.notes()
     # what the student is shown comes from the public cases: a held-out case's text is the submission's own
     failing = [(c, observed[i], v) for i, (c, v) in enumerate(zip(cases, verdicts, strict=True))
                if (any(v.values()) or ran[i].status != "ok") and HELD_OUT not in c.tags]

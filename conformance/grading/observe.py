@@ -127,10 +127,9 @@ def stateful(case: Case, observed: dict[str, Any]) -> Finding | None:
     return machine_finding(case.workload, observed, case.machine_steps)
 
 
-# Verdicts and notes by the digests of the reports they were computed from (conformance.sandbox.memo):
-# a case's verdict is a function of its workload and its runs' reports, so equal digests give equal verdicts.
+# Verdicts by the digests of the reports they were computed from (conformance.sandbox.memo): a case's verdict is
+# a function of its workload and its runs' reports, so equal digests give equal verdicts.
 VERDICTS: Memo[dict[str, Finding | None]] = Memo(200_000)
-NOTES: Memo[tuple[str | None]] = Memo(200_000)
 
 
 EXPLORED: Memo[tuple[str | None]] = Memo(200_000)  # exploration lines, keyed the same way
@@ -199,22 +198,20 @@ class Observations:
             self._made[index] = observed_trace(self.runs[index], self.results[index])
         return self._made[index]
 
-    def note(self, index: int) -> str | None:
-        """The run's note (white-box checks skipped, and why; values read although not of docs/api.md's types), from
-        the memo when its report was seen before."""
-        r = self.results[index]
-        if not r.digest:
-            return self._note(index)
-        key = self.key(index)
-        known = NOTES.get(key)
-        if known is None:
-            known = (self._note(index),)
-            NOTES.put(key, known)
-        return known[0]
-
-    def _note(self, index: int) -> str | None:
-        trace = self.results[index].trace
-        return " | ".join(filter(None, (self[index]["note"], *(trace.notes if trace is not None else ())))) or None
+    def notes(self) -> list[str]:
+        """The runs' notes, each once, in the order the runs gave them: the first run's white-box note (which
+        attribute was missing: the runs' words differ only by the sequence they name), then every value read
+        although not of docs/api.md's types, each once, as check's report lists them."""
+        white: str | None = None
+        typed: dict[str, None] = {}
+        for r in self.results:
+            d = r.trace
+            if d is None:
+                continue
+            if white is None and d.note and d.white_box_error is None:
+                white = f"white-box checks skipped: {d.note}"
+            typed.update(dict.fromkeys(d.notes))
+        return [*([white] if white else []), *typed]
 
     def judge(self, case: Case, index: int) -> dict[str, Finding | None]:
         """judge_case on the case at `index`, from the memo when every run it reads was reported before."""

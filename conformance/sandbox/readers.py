@@ -107,7 +107,8 @@ def note(noted: dict[str, str], attr: str, value: object) -> None:
         t = _type(value)
         base = next((b.__name__ for b in (list, deque, tuple, dict) if t is not b and _issubclass(t, b)), "")
         how = f" (a {base} subclass, read by its {base} items)" if base else ""
-        noted[key] = f"{attr} is a {shown}{how}; docs/api.md says {API_TYPES[attr]}"
+        an = "an" if shown[:1] in tuple("AEIOUaeiou") else "a"
+        noted[key] = f"{attr} is {an} {shown}{how}; docs/api.md says {API_TYPES[attr]}"
 
 
 def read_items(value: Any, what: str, bound: int, hint: str, catch: type[BaseException] = BaseException

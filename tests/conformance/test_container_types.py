@@ -57,8 +57,8 @@ def test_the_grader_passes_it_too_and_notes_its_type(name, missed, tmp_path):
     observed = observed_trace(WORKLOAD, result.workloads[0])
     assert observed["white_box_error"] is None and observed["note"] is None
     assert whitebox.invariants(WORKLOAD, observed) == [] and checkers.differential(WORKLOAD, observed) == []
-    notes = Observations([WORKLOAD, WORKLOAD], result.workloads)
-    assert notes.note(0) == notes.note(1) == CASES[name]  # each workload's trace carries its own notes
+    assert [w.trace.notes for w in result.workloads] == [(CASES[name],)] * 2  # each trace carries its own notes
+    assert Observations([WORKLOAD, WORKLOAD], result.workloads).notes() == [CASES[name]]
 
 
 def test_a_dict_that_lies_through_its_methods_is_read_by_its_real_items(tmp_path):

@@ -11,16 +11,18 @@ import pytest
 
 from conformance.checks import whitebox
 from conformance.grading.collect import Entry
-from conformance.grading.judge import grade_one
+from conformance.grading.judge import grade_one, run_workloads
 from conformance.grading.observe import Case, Observations, judge_case, observed_trace
 from conformance.grading.rubric import load_rubric
 from conformance.sandbox.run import run_in_sandbox
-from conformance.sandbox.types import Limits
+from conformance.sandbox.types import Limits, PlannedRun
 from spec.golden import golden_cases
 from tests.conformance.test_read_by_value import (
     HOSTILE,
     HOSTILE_WORKLOAD,
     QUEUED,
+    SEVERAL,
+    SEVERAL_NOTES,
     STORED_GENERATOR,
     STYLES,
     WORKLOADS,
@@ -41,9 +43,18 @@ def test_the_grader_passes_a_correct_scheduler_in_another_container(name: str, t
         case = Case(f"w{i}", workload, (), GOLDEN.get(workload.name))
         verdicts = judge_case(case, observed_trace(workload, result.workloads[i]), None, None)
         assert all(v is None for v in verdicts.values()), (workload.name, verdicts)
-    observed = Observations(WORKLOADS, result.workloads)
-    every = {n for i in range(len(WORKLOADS)) for n in (observed.note(i) or "").split(" | ") if n}
-    assert sorted(every) == sorted(notes)
+    assert sorted(Observations(WORKLOADS, result.workloads).notes()) == sorted(notes)
+
+
+def test_the_grader_shows_every_note_its_runs_gave_each_once(tmp_path: Path) -> None:
+    """A black-box run (the fresh-dict probe's) reads no queue and no status, so its notes are fewer: the grade
+    showed one run's notes, the first in sorted order, which was such a run's (from outside: 2 of a style's 6)."""
+    path = write(tmp_path, "several", SEVERAL)
+    runs = [*WORKLOADS, PlannedRun(WORKLOADS[0], "mutate")]
+    result = run_in_sandbox(path, runs, LIMITS)
+    assert [w.status for w in result.workloads] == ["ok"] * len(runs), result.causes()
+    assert len(result.workloads[-1].trace.notes) < len(SEVERAL_NOTES), "the black-box run names fewer"
+    assert sorted(Observations(run_workloads(runs), result.workloads).notes()) == sorted(SEVERAL_NOTES)
 
 
 @pytest.mark.long

@@ -57,5 +57,5 @@ def test_an_unseen_style_passes_in_the_sandbox(path):
                               None, None)
         assert all(v is None for v in verdicts.values()), (w.name, verdicts)
     observed = Observations(WORKLOADS, result.workloads)
-    notes = {n for i in range(len(WORKLOADS)) for n in (observed.note(i) or "").split(" | ") if n}
+    notes = set(observed.notes())
     assert all("docs/api.md says" in n for n in notes), notes

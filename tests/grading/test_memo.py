@@ -15,7 +15,7 @@ import pytest
 
 from conformance.grading.calibrate import write_class
 from conformance.grading.judge import corpus_cases, corpus_id, limits_for, run_workloads
-from conformance.grading.observe import EXPLORED, NOTES, VERDICTS, Observations, explored, judge_case
+from conformance.grading.observe import EXPLORED, VERDICTS, Observations, explored, judge_case
 from conformance.grading.rubric import load_rubric
 from conformance.sandbox import record
 from conformance.sandbox.run import run_in_sandbox
@@ -34,7 +34,7 @@ def class_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def memos() -> Iterator[None]:
-    saved = [(m, m.enabled) for m in (record.TRACES, VERDICTS, NOTES, EXPLORED)]
+    saved = [(m, m.enabled) for m in (record.TRACES, VERDICTS, EXPLORED)]
     for m, _ in saved:
         m.clear()
     yield
@@ -66,10 +66,10 @@ def bare(result: SandboxResult) -> list[tuple[object, ...]]:
 
 def test_a_filled_memo_gives_the_same_results_and_verdicts(class_dir: Path, memos: None) -> None:
     cases, runs = subset()
-    for m in (record.TRACES, VERDICTS, NOTES):
+    for m in (record.TRACES, VERDICTS):
         m.enabled = False
     alone = {bug: grade_parts(class_dir / f"{bug}.py", cases, runs) for bug in BUGS}
-    for m in (record.TRACES, VERDICTS, NOTES):
+    for m in (record.TRACES, VERDICTS):
         m.enabled = True
     grade_parts(class_dir / "correct.py", cases, runs)  # fills the memo with a correct submission's reports
     assert record.TRACES.weight > 0 and len(runs) <= record.TRACES.misses
