@@ -67,8 +67,17 @@ def blame(events: tuple[Event, ...], seq_ids: list[str], default: str) -> str:
     return default
 
 
-def _fmt(batch: list[list[Any]] | None) -> str:
-    return "{" + ", ".join(f"{k}: {n}" for k, n in batch or []) + "}"
+SHOWN = 8  # a batch of more entries is shown by its count and the entries around where it differs
+
+
+def _fmt(batch: list[list[Any]] | None, at: int = 0) -> str:
+    """A batch as `{id: n, ...}`; a long one (a crowd's, 4,097 entries) by a few entries from `at` and its count."""
+    pairs = batch or []
+    if len(pairs) <= SHOWN:
+        return "{" + ", ".join(f"{k}: {n}" for k, n in pairs) + "}"
+    start = max(0, min(at - 1, len(pairs) - SHOWN // 2))
+    shown = ", ".join(f"{k}: {n}" for k, n in pairs[start:start + SHOWN // 2])
+    return f"{{{'..., ' if start else ''}{shown}, ...}} ({len(pairs)} entries; entry {start + 1} on shown)"
 
 
 def differential(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
@@ -94,8 +103,8 @@ def differential(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
                        min(len(exp_batch), len(got["schedule"])))
             ids = [p[0] for p in exp_batch[pos:pos + 1] + got["schedule"][pos:pos + 1]]
             return [Finding("differential", blame(sched_events, ids, "P1"), k, "schedule",
-                            f"step {k}: schedule() returned {_fmt(got['schedule'])}, the spec returns "
-                            f"{_fmt(exp_batch)}", exp_batch, got["schedule"], explain)]
+                            f"step {k}: schedule() returned {_fmt(got['schedule'], pos)}, the spec returns "
+                            f"{_fmt(exp_batch, pos)}", exp_batch, got["schedule"], explain)]
         if "sampled" not in got:
             return []
         exp_sampled = [[s, tok] for s, tok in want.sampled]

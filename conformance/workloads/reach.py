@@ -8,13 +8,14 @@ limits, table sizes, the recursion limit) is reached on purpose, on both sides, 
 workload that does it:
 
 - numbers: for each v in 2**k - 1, 2**k, 2**k + 1, a workload whose block size and token budget
-  are v and bind (a chunk of exactly v tokens, a sequence across a block boundary), and one whose
-  cache of v blocks fills; their tokens run through v - 1, v, v + 1 and their negatives, and their
+  are v and bind (a chunk of exactly v tokens, a sequence across a block boundary), one whose
+  cache of v blocks fills, one with one block short, and one where a sequence grows to v tokens by
+  preempting another; their tokens run through v - 1, v, v + 1 and their negatives, and their
   eos is v or -v and is sampled. One or two requests, a few steps each.
 - crowds: max_num_seqs = M and M + 1 requests of one prompt token and two output tokens (running
   reaches M for two steps, so a batch of M is made twice; P2.full refuses the last one); the
-  largest puts 2**11 + 1 requests in flight. The spec's trace of a crowd costs a few steps,
-  whatever its size.
+  largest puts 2**12 + 1 requests in flight (past a waiting queue bounded to 2**12: a deque's maxlen
+  drops its head silently). The spec's trace of a crowd costs a few steps, whatever its size.
 - preemptions: one sequence decoding for the whole run inside a single block while another,
   admitted with a chunk of one block, cannot grow and preempts itself every step, and so is
   readmitted every step: one preemption per step, with the outputs of one sequence only (every
@@ -31,7 +32,7 @@ workload that does it:
 A profile's stage names a tier. ``quick`` holds numbers to 2**32 + 1 (exact in a JavaScript
 program over the wire, too), crowds and groups of schedulers to 2**8 + 1, 2**8 + 1 preemptions
 of one sequence and a run past twice the recursion limit; ``default`` adds numbers to
-2**64 + 1, crowds to 2**11 + 1, 2**10 + 1 schedulers at once and 2**11 + 1 preemptions of one
+2**64 + 1, crowds to 2**12 + 1, 2**10 + 1 schedulers at once and 2**11 + 1 preemptions of one
 sequence (about a second: its other sequence's output grows every step and is read after every
 call); ``thorough`` adds the run of 10**4 steps, which costs seconds, because white-box checking
 reads every sequence after every call, about 0.4 ms a step. Every workload
@@ -55,7 +56,7 @@ TIERS = ("quick", "default", "thorough")
 TAG = "reach"
 QUICK_NUMBER_BITS = 32  # quick's numbers: to 2**32 + 1, the widths of int32 and uint32 (exact in JavaScript too)
 QUICK_CROWD_BITS = 8  # quick's crowds: max_num_seqs up to 2**8 + 1
-DEFAULT_CROWD_BITS = 10  # default's: up to 2**10 + 1, with 2**11 + 1 requests in flight
+DEFAULT_CROWD_BITS = 10  # default's: up to 2**10 + 1, with 2**12 + 1 requests in flight
 NUMBER_BITS = 64  # numbers up to 2**64 + 1
 LONG_RUN_STEPS = 10**4  # the longest run (thorough): idle steps between far-apart requests
 PREEMPTION_BITS = 8  # quick: one sequence preempted 2**8 + 1 times (a per-sequence counter in a byte wraps)
@@ -128,13 +129,23 @@ def one_block_over(v: int) -> Workload:
                      {"n1": -v - 1, "n2": v - 1})
 
 
+def grow_by_preemption(v: int) -> Workload:
+    """num_blocks = v (v >= 2) in blocks of one, every block filled by the first step (a prompt of v - 1 tokens and
+    one of 1); in the second the first grows to v tokens and preempts the second for the block (P1.preempt). A
+    submission that counts blocks in floating point only where a sequence grows by preempting (math.ceil(tokens /
+    block_size)) needs none from 2**53 + 1 tokens on, or two at 2**k - 1: the other kinds grow into free blocks,
+    or admit, and never meet it (from outside). Tokens -(v + 1) and v - 1 on."""
+    a, b = Request("n1", v - 1, 2), Request("n2", 1, 2)
+    return _workload(Config(v, 1, 2, v), (a, b), f"grow-to-{v}-by-preemption", {"n1": -v - 1, "n2": v - 1})
+
+
 def number_workloads(low: int, high: int) -> tuple[Workload, ...]:
-    """The three kinds for every v around 2**low .. 2**high, ascending."""
+    """The four kinds for every v around 2**low .. 2**high, ascending."""
     out = []
     for v in thresholds(low, high):
         out.append(budget_and_block(v))
         if v >= 2:
-            out += [full_cache(v), one_block_over(v)]
+            out += [full_cache(v), one_block_over(v), grow_by_preemption(v)]
     return tuple(out)
 
 
@@ -310,7 +321,7 @@ def tier_cases(tier: str, limit: int) -> tuple[Case, ...]:
         groups: tuple[Case, ...] = (group(QUICK_GROUP),)
     elif tier == "default":
         singles = (id_workloads(11, 16, rest=False) + number_workloads(QUICK_NUMBER_BITS + 1, NUMBER_BITS)
-                   + crowd_workloads(QUICK_CROWD_BITS + 1, DEFAULT_CROWD_BITS, largest=2**11 + 1)
+                   + crowd_workloads(QUICK_CROWD_BITS + 1, DEFAULT_CROWD_BITS, largest=2**12 + 1)
                    + (blocked_head(2**11 + 1), self_preemption_run(2**MOST_PREEMPTION_BITS + 1)))
         groups = (group(DEFAULT_GROUP),)
     else:

@@ -66,6 +66,21 @@ def test_a_fit_asked_in_floating_point_fails_one_block_past_a_cache_of_2_53(tmp_
     assert found["differential"].rule == "P2.stop" and found["invariants"].rule == "I1"
 
 
+def test_blocks_counted_in_floating_point_where_a_sequence_grows_by_preempting_fail_past_2_53(tmp_path):
+    path = planted("impl_float_grow", tmp_path)
+    assert not findings(reach.grow_by_preemption(2**53), path)  # exact: 2**53 is a double
+    # none needed: it holds a block too few, which only the white box shows (the batches are the spec's)
+    assert findings(reach.grow_by_preemption(2**53 + 1), path)["invariants"].rule == "I1"
+    # two needed: it preempts itself after the other, and the batches differ
+    assert findings(reach.grow_by_preemption(2**54 - 1), path)["differential"].rule == "P1.preempt"
+
+
+def test_a_waiting_queue_bounded_at_4096_fails_the_largest_crowd(tmp_path):
+    path = planted("impl_waiting_4096", tmp_path)
+    assert not findings(reach.crowd(2**10 + 1, 2**12, 1), path)
+    assert findings(reach.crowd(2**10 + 1, 2**12 + 1, 1), path)["differential"].rule == "P2"
+
+
 def cli(path: Path, profile: str, tmp_path: Path) -> str:
     out = tmp_path / f"{path.stem}.{profile}.json"
     subprocess.run([sys.executable, "-m", "conformance", "check", str(path), "--profile", profile, "--quiet",

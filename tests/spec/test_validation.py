@@ -43,6 +43,31 @@ def test_request_that_fits_exactly_is_accepted():
     assert state.waiting[0].seq_id == "a1"
 
 
+def test_feasible_is_what_add_accepts_and_the_tightest_cache_runs_the_request_to_its_end():
+    """spec/feasible.py (through rules.peak_blocks) states what rules.check_request demands: every generator, shrinker
+    and proof keeps only what it accepts. A peak counted one token high in one of the two (from outside: the tests
+    passed it) refuses the workloads the other accepts; so both, and the run itself, are held to each other."""
+    from spec.feasible import feasible, tightest_num_blocks
+    from spec.trace import Request, make_workload, run_workload
+
+    for block_size in range(1, 5):
+        for prompt_len in range(1, 7):
+            for max_tokens in range(1, 5):
+                r = Request("a", prompt_len, max_tokens)
+                tight = tightest_num_blocks(block_size, [r])
+                for num_blocks in range(max(tight - 1, 1), tight + 2):
+                    config = Config(num_blocks, block_size, 1, prompt_len)
+                    try:
+                        add(initial_state(config), "a", prompt_len, max_tokens)
+                        accepted = True
+                    except InvalidRequest:
+                        accepted = False
+                    assert feasible(config, [r]) == accepted == (num_blocks >= tight), (config, r)
+                run = run_workload(make_workload(Config(tight, block_size, 1, prompt_len), [r]))
+                assert [len(s.output) for s in run.final.finished] == [max_tokens]
+                assert max(s.after_schedule.blocks_used for s in run.steps) == tight, "the peak fills it exactly"
+
+
 @pytest.mark.parametrize(("args", "match"), [
     ((1, 9, 4), "seq_id must be a str"),
     (("a", 0, 4), "prompt_len must be an int >= 1, got 0"),

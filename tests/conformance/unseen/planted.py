@@ -512,6 +512,17 @@ PAST_QUICK: dict[str, Planted] = {
         Edit('        self.waiting: deque[Sequence] = deque()  # head first\n',
              '        self.waiting: deque[Sequence] = deque(maxlen=2048)  # head first; bounded as the server is\n'),
     )),
+    # the waiting queue bounded at 4096 requests: the 4097th drops the head (from outside)
+    'impl_waiting_4096': Planted('impl/scheduler.py', (
+        Edit('        self.waiting: deque[Sequence] = deque()  # head first\n',
+             '        self.waiting: deque[Sequence] = deque(maxlen=4096)  # head first; bounded\n'),
+    )),
+    # blocks counted in floating point only where a sequence grows by preempting (from outside)
+    'impl_float_grow': Planted('impl/scheduler.py', (
+        Edit('        need = -(-tokens // self.block_size) - seq.num_blocks\n',
+             '        need = math.ceil(tokens / self.block_size) - seq.num_blocks\n'),
+        Edit('from collections import deque\n', 'import math\nfrom collections import deque\n'),
+    )),
     # "does it fit?" asked as a float ratio of the cache
     'impl_float_fit': Planted('impl/scheduler.py', (
         Edit('                if used + need <= total:\n', '                if (used + need) / total <= 1.0:\n'),
