@@ -34,8 +34,8 @@ BEYOND = {s.name: s for s in (
              "            return {}\n"),)),
     # the waiting queue is a ring of 32 slots; a 33rd waiting sequence drops the oldest
     Shape("waiting_window", "Scheduler.add", (
-        Edit("        self._state = self._add(self._state, seq.seq_id, seq.prompt_len, seq.max_tokens)\n",
-             "        self._state = self._add(self._state, seq.seq_id, seq.prompt_len, seq.max_tokens)\n"
-             "        if len(self._state.waiting) > 32:  # bug: a bounded queue silently drops its head\n"
-             "            self._state = replace(self._state, waiting=self._state.waiting[1:])\n"),)),
+        Edit("        self._state = after = self._add(before, seq.seq_id, seq.prompt_len, seq.max_tokens)\n",
+             "        self._state = after = self._add(before, seq.seq_id, seq.prompt_len, seq.max_tokens)\n"
+             "        if len(after.waiting) > 32:  # bug: a bounded queue silently drops its head\n"
+             "            self._state = after = replace(after, waiting=after.waiting[1:])\n"),)),
 )}
