@@ -58,6 +58,9 @@ def run(name: str) -> Run:
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
     print(f"  {command}: exit {done.returncode} after {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    for line in done.stdout.splitlines():  # which tests failed: the refusal below names only their count
+        if line.startswith(("FAILED ", "ERROR ")):
+            print(f"    {line}", file=sys.stderr, flush=True)
     return summary(command, done.stdout)
 
 
