@@ -127,18 +127,21 @@ class WorkloadResult:
         return self.trace.error if self.trace is not None else None
 
     @property
+    def killed(self) -> bool:
+        """Whether a SIGKILL ended it: the hard CPU limit's."""
+        return self.status == "signal" and "SIGKILL" in self.cause
+
+    @property
     def hung(self) -> bool:
-        """Whether it ended at a time limit, or was not run for lack of time (a SIGKILL is the hard CPU limit's)."""
-        killed = self.status == "signal" and "SIGKILL" in self.cause
-        return killed or self.status in ("timeout", "cpu_limit", "not_run")
+        """Whether it ended at a time limit, or was not run for lack of time."""
+        return self.killed or self.status in ("timeout", "cpu_limit", "not_run")
 
     @property
     def hung_by_itself(self) -> bool:
         """Whether it ended at a limit no load on the machine brings a run to: its CPU time (the parent's limit,
         SIGXCPU, the hard limit's SIGKILL) or idleness (no process of it running or runnable). A wall-clock
         limit, the run's or the submission's, is also reached by a quick run starved on a loaded machine."""
-        killed = self.status == "signal" and "SIGKILL" in self.cause
-        return killed or self.status == "cpu_limit" or self.limit == "idle"
+        return self.killed or self.status == "cpu_limit" or self.limit == "idle"
 
 
 @dataclass(frozen=True, slots=True)

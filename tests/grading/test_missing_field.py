@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance import drivers
-from conformance.adapters import load_target
+from conformance.adapters import Factory, load_target
 from conformance.checks import checkers, whitebox
 from conformance.grading.observe import observed_trace
 from conformance.sandbox.run import run_in_sandbox
-from conformance.sandbox.types import Limits
+from conformance.sandbox.types import Limits, WorkloadResult
 from spec.golden import case_named
 from spec.model import Config
-from spec.trace import Request, make_workload, run_workload
+from spec.trace import Request, Workload, make_workload, run_workload
 
 IMPL = Path(__file__).resolve().parents[2] / "impl" / "scheduler.py"
 LIMITS = Limits(workload_seconds=2.0, workload_cpu_seconds=2, startup_seconds=5.0, run_seconds=30.0,
@@ -66,6 +67,19 @@ def lazy_num_blocks(tmp_path: Path) -> Path:
     return path
 
 
+def both(workload: Workload, got: WorkloadResult, factory: Factory, named: str) -> tuple[dict[str, Any], ...]:
+    """The grader's trace (from the sandbox's `got`) and check's (run by `factory`) of `workload`, each checked: no
+    white-box error, a note naming `named`, the spec's outputs, no invariant or differential finding."""
+    traces = observed_trace(workload, got), drivers.run_workload(workload, factory)
+    spec_outputs = {s.seq_id: list(s.output) for s in run_workload(workload).final.finished}
+    for observed in traces:
+        assert observed["white_box_error"] is None, observed["white_box_error"]
+        assert named in observed["note"], observed["note"]
+        assert observed["outputs"] == spec_outputs
+        assert whitebox.invariants(workload, observed) == [] and checkers.differential(workload, observed) == []
+    return traces
+
+
 # a1 runs from step 1 (its num_blocks read); a2 arrives at step 2 and waits behind it (max_num_seqs 1): no num_blocks
 WAITS = make_workload(Config(8, 2, 1, 8), [Request("a1", 3, 2), Request("a2", 2, 2, arrival=2)], name="waits")
 
@@ -74,13 +88,7 @@ def test_a_field_a_sequence_gets_on_first_use_is_missing_until_then_not_broken_i
     path = lazy_num_blocks(tmp_path)
     sandboxed = run_in_sandbox(path, [WAITS], LIMITS)
     factory = load_target(str(path))
-    graded, checked = observed_trace(WAITS, sandboxed.workloads[0]), drivers.run_workload(WAITS, factory)
-    spec_outputs = {s.seq_id: list(s.output) for s in run_workload(WAITS).final.finished}
-    for observed in (graded, checked):
-        assert observed["white_box_error"] is None, observed["white_box_error"]
-        assert "a2.num_blocks" in observed["note"], observed["note"]
-        assert observed["outputs"] == spec_outputs
-        assert whitebox.invariants(WAITS, observed) == [] and checkers.differential(WAITS, observed) == []
+    for observed in both(WAITS, sandboxed.workloads[0], factory, "a2.num_blocks"):
         assert observed["steps"][0]["after_schedule"] is not None, "the snapshots that have it are still read"
     assert any("Sequence.num_blocks is missing on a sequence until later" in n for n in factory.notes.values())
 
@@ -90,13 +98,7 @@ def test_a_sequence_without_num_blocks_is_checked_black_box_by_both_commands(tmp
     sandboxed = run_in_sandbox(path, WORKLOADS, LIMITS)
     factory = load_target(str(path))
     for workload, got in zip(WORKLOADS, sandboxed.workloads, strict=True):
-        graded, checked = observed_trace(workload, got), drivers.run_workload(workload, factory)
-        spec_outputs = {s.seq_id: list(s.output) for s in run_workload(workload).final.finished}
-        for observed in (graded, checked):
-            assert observed["white_box_error"] is None, observed["white_box_error"]
-            assert "num_blocks" in observed["note"], observed["note"]
-            assert observed["outputs"] == spec_outputs
-            assert whitebox.invariants(workload, observed) == [] and checkers.differential(workload, observed) == []
+        both(workload, got, factory, "num_blocks")
 
 
 @pytest.mark.parametrize("gone_after", [4])  # a1 and a2 arrive at step 3, read then
