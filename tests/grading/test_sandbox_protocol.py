@@ -63,6 +63,12 @@ def test_unchanged_queues_and_output_prefixes_are_sent_as_changes() -> None:
     assert any(row[5] for s in sent for row in s["seqs"].values()), "no output was sent as a tail"
 
 
+def unchanged(message: dict[str, Any]) -> dict[str, Any]:
+    """The first snapshot that sends no queue (every one as before)."""
+    return next(snap for s in message["steps"] for snap in (s["after_schedule"], s["after_update"])
+                if snap.get("same") == ["waiting", "running", "finished"])
+
+
 def forged(edit: Any) -> dict[str, Any]:
     message = copy.deepcopy(GENUINE)
     edit(message)
@@ -93,6 +99,13 @@ def forged(edit: Any) -> dict[str, Any]:
         "same", ["running"])), "queues sent before and not sent now"),
     (lambda m: m["steps"][0]["after_update"]["seqs"]["a1"].__setitem__(5, 9), "kept must count tokens"),
     (lambda m: m["steps"][0]["after_update"]["seqs"]["a1"].pop(), "a list of 6 fields"),
+    # the usual cases are decided by a shorter path: what it lets through must be exactly what the long one does
+    (lambda m: unchanged(m).__setitem__("waiting", []), "queues sent before and not sent now"),
+    (lambda m: m["steps"][0].__setitem__("step", True), "must be int, got bool"),
+    (lambda m: m["steps"][0]["after_update"].__setitem__("blocks_used", None), "must be int, got NoneType"),
+    (lambda m: m["steps"][0]["after_update"].__setitem__("num_preemptions", False), "must be int, got bool"),
+    (lambda m: m["steps"][0]["after_update"].__setitem__("num_preemptions", -(1 << 128)), "out of range"),
+    (lambda m: m["steps"][1].__setitem__("added", ["a1"]), "which is not an added seq_id"),
 ])
 def test_forged_or_malformed_trace_is_rejected(edit: Any, words: str) -> None:
     with pytest.raises(protocol.Malformed) as caught:
@@ -110,6 +123,14 @@ def test_error_record_must_name_a_known_call_at_the_right_step() -> None:
     for bad in ({"call": "os.system"}, {"call": "add('ghost')"}, {"step": 5}, {"kind": 3}, {"message": 3}):
         with pytest.raises(protocol.Malformed):
             protocol.trace({**message, "error": {**message["error"], **bad}}, DATA, CAP, white_box=True)
+
+
+def test_a_time_out_told_by_the_child_is_an_exception_it_raised() -> None:
+    """Only the parent's limits make a time-out (which makes a comparison of instances inconclusive): a child's
+    report of one, forged or from an exception class of that name, is kept as raised."""
+    message = {"type": "trace", "workload": 0, "steps": [], "stop": "error",
+               "error": {"kind": "CallTimeout", "step": 1, "call": "schedule", "message": "x"}}
+    assert protocol.trace(message, DATA, CAP, white_box=True).error["kind"] == "CallTimeout (raised)"
 
 
 def test_the_step_whose_call_failed_is_reported_with_what_its_calls_returned() -> None:
