@@ -43,6 +43,7 @@ from conformance.workloads.reach import (
     PREEMPTION_BITS,
     QUICK_CROWD_BITS,
     QUICK_NUMBER_BITS,
+    TURNOVER_BITS,
     Case,
     around,
 )
@@ -207,6 +208,21 @@ def waiting_length(w: Workload, t: Trace) -> Seen:
 
 def running_length(w: Workload, t: Trace) -> Seen:
     return upto(max((len(s.after_schedule.running) for s in t.steps), default=0))
+
+
+def finished_per_step(w: Workload, t: Trace) -> Seen:
+    return of({len(s.finished) for s in t.steps} - {0})
+
+
+def adds_after_finish(w: Workload, t: Trace) -> Seen:
+    """The numbers of the add() calls made after some sequence finished: the n-th add() of the instance, for each."""
+    added = finished = 0
+    spans = []
+    for s in t.steps:
+        if finished and s.added:
+            spans.append((added + 1, added + len(s.added)))
+        added, finished = added + len(s.added), finished + len(s.finished)
+    return Seen(spans=tuple(spans))
 
 
 def max_num_seqs_binds(w: Workload, t: Trace) -> Seen:
@@ -418,6 +434,14 @@ DIMENSIONS: tuple[Dimension, ...] = (
               "CUDA-graph batch sizes, fixed arrays of batch slots",
               (Around(1, QUICK_CROWD_BITS),), (Around(QUICK_CROWD_BITS + 1, DEFAULT_CROWD_BITS),),
               _on_trace(running_length)),
+    Dimension("finished-per-step", "sequences one update() finishes", "when one update() finishes exactly that many",
+              "running rebuilt another way (a set difference, a compaction) past a batch of 2^k finishing",
+              (Around(1, QUICK_CROWD_BITS),), (Around(QUICK_CROWD_BITS + 1, TURNOVER_BITS),),
+              _on_trace(finished_per_step)),
+    Dimension("adds-after-a-finish", "the n-th add() of an instance, made after some sequence finished",
+              "when that add() comes after a finish", "tables of 2^k slots that hand a finished sequence's slot "
+              "to a newcomer once full", (Around(2, QUICK_CROWD_BITS),),
+              (Around(QUICK_CROWD_BITS + 1, TURNOVER_BITS),), _on_trace(adds_after_finish)),
     Dimension("max-num-seqs", "the config's max_num_seqs", "when it binds: P2.full refuses an admission",
               "256, 512, 1024: the limits engines ship with, and the caps a submission may add",
               (Listed((1,)), Around(1, QUICK_CROWD_BITS)), (Around(QUICK_CROWD_BITS + 1, DEFAULT_CROWD_BITS),),

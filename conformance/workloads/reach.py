@@ -15,7 +15,9 @@ workload that does it:
 - crowds: max_num_seqs = M and M + 1 requests of one prompt token and two output tokens (running
   reaches M for two steps, so a batch of M is made twice; P2.full refuses the last one); the
   largest puts 2**12 + 1 requests in flight (past a waiting queue bounded to 2**12: a deque's maxlen
-  drops its head silently). The spec's trace of a crowd costs a few steps, whatever its size.
+  drops its head silently). The spec's trace of a crowd costs a few steps, whatever its size. Beside them,
+  turnover: v sequences finishing in one step while eight go on, and the (v + 1)-th add() after v finished
+  (to 2**8 + 1 in quick, 2**12 + 1 in default).
 - preemptions: one sequence decoding for the whole run inside a single block while another,
   admitted with a chunk of one block, cannot grow and preempts itself every step, and so is
   readmitted every step: one preemption per step, with the outputs of one sequence only (every
@@ -57,6 +59,7 @@ TAG = "reach"
 QUICK_NUMBER_BITS = 32  # quick's numbers: to 2**32 + 1, the widths of int32 and uint32 (exact in JavaScript too)
 QUICK_CROWD_BITS = 8  # quick's crowds: max_num_seqs up to 2**8 + 1
 DEFAULT_CROWD_BITS = 10  # default's: up to 2**10 + 1, with 2**12 + 1 requests in flight
+TURNOVER_BITS = 12  # default's: up to 2**12 + 1 sequences finishing in one step, and adds after as many finished
 NUMBER_BITS = 64  # numbers up to 2**64 + 1
 LONG_RUN_STEPS = 10**4  # the longest run (thorough): idle steps between far-apart requests
 PREEMPTION_BITS = 8  # quick: one sequence preempted 2**8 + 1 times (a per-sequence counter in a byte wraps)
@@ -167,6 +170,32 @@ def crowd_workloads(low: int, high: int, largest: int | None = None) -> tuple[Wo
     sizes = thresholds(low, high)
     return tuple(crowd(m, largest, 1) if largest is not None and m == sizes[-1] else crowd(m, m + 1)
                  for m in sizes)
+
+
+STAYING = ("s9", "s10", "s8", "s100", "s1", "s11", "s0", "s2")  # ids out of their sorted orders
+
+
+def finishing_together(v: int) -> Workload:
+    """v sequences that finish in one update() (one prompt token, one output token each) while eight admitted
+    before them go on, in an order their ids do not sort in: a scheduler that rebuilds running by a set
+    difference, or another path, once that many finish at once loses the survivors' order. Three steps."""
+    reqs = [Request(i, 1, 3) for i in STAYING] + [Request(f"f{i}", 1, 1) for i in range(v)]
+    config = Config(ample_num_blocks(1, reqs), 1, len(reqs), len(reqs))
+    return _workload(config, reqs, f"finish-{v}-at-once")
+
+
+def add_after_finished(n: int) -> Workload:
+    """The n-th add() of an instance made after the n - 1 before it all finished (n >= 2): a table of 2**k slots that
+    hands a finished sequence's slot to a newcomer once it is full drops that sequence from finished. Two steps."""
+    reqs = [Request(f"r{i}", 1, 1) for i in range(n - 1)] + [Request(f"r{n - 1}", 1, 1, 2)]
+    config = Config(ample_num_blocks(1, reqs), 1, n - 1, n - 1)
+    return _workload(config, reqs, f"add-{n}-after-{n - 1}-finished")
+
+
+def turnover_workloads(low: int, high: int) -> tuple[Workload, ...]:
+    """finishing_together(v) and add_after_finished(v) for every v around 2**low .. 2**high, ascending."""
+    return tuple(w for v in thresholds(low, high) for w in (finishing_together(v), *(
+        (add_after_finished(v),) if v >= 2 else ())))
 
 
 # --- long runs ------------------------------------------------------------------------------
@@ -315,13 +344,15 @@ def tier_cases(tier: str, limit: int) -> tuple[Case, ...]:
     """The cases of `tier` under recursion limit `limit` (built once: a tier's workloads are values)."""
     if tier == "quick":
         singles = (id_workloads(1, 10, rest=True) + number_workloads(1, QUICK_NUMBER_BITS)
-                   + crowd_workloads(1, QUICK_CROWD_BITS) + (self_preemption_run(2**PREEMPTION_BITS + 1),
+                   + crowd_workloads(1, QUICK_CROWD_BITS) + turnover_workloads(1, QUICK_CROWD_BITS)
+                   + (self_preemption_run(2**PREEMPTION_BITS + 1),
                                                              blocked_head(2**10 + 1),
                                                              idle_run(max(past_recursion(limit), 2**11 + 1))))
         groups: tuple[Case, ...] = (group(QUICK_GROUP),)
     elif tier == "default":
         singles = (id_workloads(11, 16, rest=False) + number_workloads(QUICK_NUMBER_BITS + 1, NUMBER_BITS)
                    + crowd_workloads(QUICK_CROWD_BITS + 1, DEFAULT_CROWD_BITS, largest=2**12 + 1)
+                   + turnover_workloads(QUICK_CROWD_BITS + 1, TURNOVER_BITS)
                    + (blocked_head(2**11 + 1), self_preemption_run(2**MOST_PREEMPTION_BITS + 1)))
         groups = (group(DEFAULT_GROUP),)
     else:

@@ -81,6 +81,18 @@ def test_a_waiting_queue_bounded_at_4096_fails_the_largest_crowd(tmp_path):
     assert findings(reach.crowd(2**10 + 1, 2**12 + 1, 1), path)["differential"].rule == "P2"
 
 
+def test_running_rebuilt_by_a_set_past_4096_finishing_fails_the_step_that_finishes_4097(tmp_path):
+    path = planted("impl_bulk_finish_set", tmp_path)
+    assert not findings(reach.finishing_together(2**12), path)
+    assert findings(reach.finishing_together(2**12 + 1), path)["differential"].rule == "P1"
+
+
+def test_a_full_table_recycling_a_finished_slot_fails_the_add_after_4096_finished(tmp_path):
+    path = planted("st_recycle_full", tmp_path)
+    assert not findings(reach.add_after_finished(2**12), path)  # the table holds all 4096: nothing to recycle
+    assert findings(reach.add_after_finished(2**12 + 1), path)["invariants"].rule == "I4"  # r0 leaves finished
+
+
 def cli(path: Path, profile: str, tmp_path: Path) -> str:
     out = tmp_path / f"{path.stem}.{profile}.json"
     subprocess.run([sys.executable, "-m", "conformance", "check", str(path), "--profile", profile, "--quiet",

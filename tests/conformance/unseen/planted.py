@@ -523,6 +523,31 @@ PAST_QUICK: dict[str, Planted] = {
              '        need = math.ceil(tokens / self.block_size) - seq.num_blocks\n'),
         Edit('from collections import deque\n', 'import math\nfrom collections import deque\n'),
     )),
+    # more than 4096 finishing in one step: running rebuilt by a set difference, losing its order (from outside)
+    'impl_bulk_finish_set': Planted('impl/scheduler.py', (
+        Edit('                running[:k] = [s for s in islice(running, k) if s.status is _RUNNING]\n',
+             '                if len(done) > 4096:\n'
+             '                    # a huge step: one set difference instead of a status test per sequence\n'
+             '                    running[:k] = list(set(islice(running, k)) - set(done))\n'
+             '                else:\n'
+             '                    running[:k] = [s for s in islice(running, k) if s.status is _RUNNING]\n'),
+    )),
+    # a table of 4096 slots that, once full, hands the oldest finished slot to a newcomer (from outside)
+    'st_recycle_full': Planted('conformance/selfcheck/styles/slot_table.py', (
+        Edit('        size = 8\n', '        size = 4096\n'),
+        Edit('        if self._used == len(self._seq):\n'
+             '            self._grow_table()\n'
+             '        slot = self._used\n'
+             '        self._used += 1\n',
+             '        if self._used == len(self._seq) and self._done:\n'
+             '            # table full: hand the oldest finished slot to the newcomer instead of growing\n'
+             '            slot = self._done.pop(0)\n'
+             '        else:\n'
+             '            if self._used == len(self._seq):\n'
+             '                self._grow_table()\n'
+             '            slot = self._used\n'
+             '            self._used += 1\n'),
+    )),
     # "does it fit?" asked as a float ratio of the cache
     'impl_float_fit': Planted('impl/scheduler.py', (
         Edit('                if used + need <= total:\n', '                if (used + need) / total <= 1.0:\n'),
