@@ -249,7 +249,7 @@ def budget_text(run: Run) -> str:
 WALL_FACTOR, WALL_SLACK = 10.0, 2.0  # the hard wall limit of a phase: a safety net far above the CPU limit
 
 
-IDLE_SECONDS = 0.5  # a workload whose tree runs nothing and writes nothing this long is sleeping: a correct
+IDLE_SECONDS = 0.5  # a workload whose tree runs nothing and sends no whole message this long is sleeping: a correct
 #                    submission computes and never waits, so sleeping "just under the limit" gains nothing
 
 

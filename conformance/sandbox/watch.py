@@ -16,6 +16,7 @@ from typing import Any
 
 from conformance.sandbox import protocol, record
 from conformance.sandbox.budget import current, remove_tree
+from conformance.sandbox.child import BESIDE
 from conformance.sandbox.memo import digest
 from conformance.sandbox.procs import TICK, host_pid, kill, kill_tree, strays_in, tree_sample
 from conformance.sandbox.proctree import ProcFiles
@@ -54,7 +55,7 @@ class Child:
         except BaseException:
             remove_tree(self.base)
             raise
-        self.phase_start = self.heard = time.monotonic()  # heard: when the child last wrote anything
+        self.phase_start = self.heard = time.monotonic()  # heard: when the child last sent a whole message or ran
         run.children += 1
 
     def limits(self) -> tuple[float, float, float]:
@@ -124,7 +125,7 @@ class Child:
             key = digest(line, run.key(self.current))
             known = record.TRACES.get(key)
             if known is not None and known.workload == self.current - self.first:
-                self.on_trace(known, key)
+                self.on_trace(self.whole(known), key)
                 return
         msg = protocol.parse_line(line)
         if msg["type"] == "trace" and key:
@@ -138,6 +139,10 @@ class Child:
         """Advance the protocol by one message (raises protocol.Malformed); docs/sandbox.md has the order."""
         kind, run, now = msg["type"], self.run, time.monotonic()
         if kind == "exit":  # from the supervisor: the worker is gone; drain what is left, briefly
+            self.sample()
+            if self.worker is not None and any(pid == self.worker for pid, _, _ in self.walked):
+                raise protocol.Malformed("an exit message came while the worker still runs (only the supervisor "
+                                         "reports one, once it has reaped the worker)")
             self.exit_info, self.run_deadline = msg, min(self.run_deadline, now + 1.0)
         elif kind == "crash":
             self.crash = protocol.clean(str(msg.get("message"))[:500])
@@ -181,7 +186,16 @@ class Child:
         if msg.get("workload") != self.current - self.first:
             raise protocol.Malformed(f"a trace for workload {str(msg.get('workload'))[:20]} arrived while "
                                      f"workload {self.current} was running")
-        return record.read_trace(self.run, self.current, msg)
+        return self.whole(record.read_trace(self.run, self.current, msg))
+
+    def whole(self, trace: Trace) -> Trace:
+        """`trace`, if it holds what the run was asked for: a two-instance probe answered (the question comes after
+        the first schedule() returned) must send the second instance's trace; without it the two were never
+        compared, and the probe would pass by not running."""
+        asked = self.asked == self.current - self.first and self.run.items[self.current][3] & BESIDE
+        if asked and trace.decoded.beside is None:
+            raise protocol.Malformed("a two-instance probe was answered, but its trace has no 'beside'")
+        return trace
 
     def on_trace(self, trace: Trace, key: bytes) -> None:
         """The workload running now ended with this trace: record it, clear strays, start the next phase."""
@@ -240,7 +254,6 @@ class Child:
         while sel.get_map() and self.malformed is None and self.run.load_error is None and self.stop is None:
             for key, _ in sel.select(POLL):
                 data = os.read(key.fd, 1 << 20)
-                self.heard = time.monotonic()
                 if not data:
                     sel.unregister(key.fd)
                 elif key.data != "report":
@@ -262,7 +275,9 @@ class Child:
                             self.on_line(line)
                     except (protocol.Malformed, RecursionError, MemoryError) as e:
                         self.malformed = str(e)[:300] or type(e).__name__
-                    self.heard = time.monotonic()  # the time we spent reading is never the child's idleness
+                    if any(lines):  # a whole message is progress (bytes alone, on any pipe, are not: a tree that
+                        self.heard = time.monotonic()  # sleeps writing a byte a second is idle); the time we
+                        # spent reading it is never the child's idleness
             now = time.monotonic()
             if self.malformed is None and self.run.load_error is None and now - checked >= POLL:
                 checked = now
