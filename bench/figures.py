@@ -715,7 +715,8 @@ ALLOWED: tuple[Allowed, ...] = (
     Allowed("*", r"10 s per reply|(?:within|Per reply\*\*:|wait for) 10 s",
             "the wire adapter's reply timeout (--wire-timeout, default 10 s)"),
     Allowed(GRADING, r"\(60 s, 100, 300 s with", "the submission's budget under the default rubric, a limit"),
-    Allowed("docs/sandbox.md", r"every 0\.2 s|(?:nothing|progress) for 0\.5 s|for 0\.5 s(?: of a workload|, or this)"
+    Allowed("docs/sandbox.md", r"every 0\.2 s|(?:nothing|progress|message) for 0\.5 s"
+                               r"|for 0\.5 s(?: of a workload|, or this)"
                                r"|more than 2 s of CPU|\+ 2 s\b|use 2 s per workload|\(\+1 s for"
                                r"|\(60 s(?: of CPU| and 300 s)|300 s of wall time",
             "the sandbox's limits, sampling period and messages quoting them (conformance/sandbox/types.py Limits)"),

@@ -28,6 +28,7 @@ from typing import Any
 from conformance.adapters import CanonicalAdapter, CanonicalFactory, Factory, SchedulerUnderTest
 from conformance.beside import beside_workload
 from conformance.capabilities import capabilities_of
+from conformance.checks import checkers
 from conformance.checks.checkers import Finding
 from conformance.checks.probes import first_difference
 from conformance.drivers import Recorder, batch_pairs, batch_problem, raised, run_workload
@@ -222,11 +223,15 @@ def judge_instances(other: Workload, alone_a: dict[str, Any], obs_a: dict[str, A
     """Judge two instances run call by call against each one's run alone (H.instances): the first lane whose calls
     differ. `check` and `grade` both judge with this; `obs_b` None: the second instance never ran.
 
-    A first workload not finished alone is skipped (already another check's finding), and a run out of time
-    is inconclusive (a hang alone is H.timeout's finding).
+    A first workload not finished alone is skipped (already another check's finding); the second's run alone, made
+    only to compare with, that fails is a finding of its own (failed_alone); a run out of time is inconclusive (a
+    hang alone is H.timeout's finding).
     """
     if alone_a["stop"] != "done" or any(_timed_out(o) for o in (obs_a, obs_b, alone_b) if o is not None):
         return []
+    failed = failed_alone(other, alone_b, "the second instance's workload", own_cap=False)
+    if failed is not None:
+        return [failed]
     for name, obs, alone in (("this", obs_a, alone_a), ("the second", obs_b, alone_b)):
         if obs is None:
             continue
@@ -267,9 +272,13 @@ def judge_group(lanes: Sequence[Workload], alone: Sequence[dict[str, Any]], toge
     lane whose calls differ, with its finding, else the first lane. `check` and `grade` both judge with this;
     a lane None in `together` never ran (an earlier one failed to start).
 
-    A group with a lane not finished alone is skipped (that is the other checks' finding), and one that ran out
-    of time is inconclusive.
+    A lane whose run alone fails is a finding of its own (failed_alone: those runs are made only to compare with),
+    and a group with a lane out of time, alone or together, is inconclusive.
     """
+    for i, (w, own) in enumerate(zip(lanes, alone, strict=True)):
+        failed = failed_alone(w, own, f"scheduler {i + 1} of a group of {len(lanes)}")
+        if failed is not None:
+            return failed, w
     if any(o["stop"] != "done" for o in alone) or any(o is not None and _timed_out(o) for o in together):
         return None, lanes[0]
     for i, (w, observed, own) in enumerate(zip(lanes, together, alone, strict=True)):
@@ -290,8 +299,8 @@ def judge_group(lanes: Sequence[Workload], alone: Sequence[dict[str, Any]], toge
 def group_finding(lanes: list[Workload], factory: Factory) -> tuple[Finding | None, Workload]:
     """The first lane of a group whose calls differ from its run alone, with its finding (else the first lane).
 
-    Each distinct lane runs alone once. A group with a lane the submission does not finish alone is
-    skipped (that is the other checks' finding), as is one that runs out of time (inconclusive).
+    Each distinct lane runs alone once. A group with a lane the submission does not finish alone is not run
+    together: the lane's failure is the finding (judge_group), or, out of time, the group is inconclusive.
     """
     alone: dict[Workload, dict[str, Any]] = {}
     began = time.process_time()
@@ -300,7 +309,7 @@ def group_finding(lanes: list[Workload], factory: Factory) -> tuple[Finding | No
             alone[w] = run_workload(w, factory, white_box=False)
     alone_seconds = time.process_time() - began
     if any(o["stop"] != "done" for o in alone.values()):
-        return None, lanes[0]
+        return judge_group(lanes, [alone[w] for w in lanes], [None] * len(lanes))
     cap = 4 * max(len(o["steps"]) for o in alone.values()) + 16
     together = interleave(lanes, apart(factory), cap)
     _after(factory, together[:1])
@@ -308,6 +317,21 @@ def group_finding(lanes: list[Workload], factory: Factory) -> tuple[Finding | No
     if found is None and _timed_out(together[0]):  # the group ran out of time where each alone was quick
         found = hung_together(together[0], alone_seconds, RUN_SECONDS, f"with {len(lanes)} schedulers alive at once")
     return found, lane
+
+
+def failed_alone(w: Workload, observed: dict[str, Any], what: str, own_cap: bool = True) -> Finding | None:
+    """A run of `w` alone, made only to compare instances with, that did not finish: the comparison cannot be made,
+    and `w` is feasible, so the failure is a finding of its own, where the comparison's would be (hygiene), with
+    the rule hygiene or liveness gives the run. A run out of time is inconclusive (a loaded machine can cause it),
+    and so is one stopped at a cap not its own (`own_cap` False: the second instance of a pair runs alone only as
+    long as the first may); None for a run that finished."""
+    if observed["stop"] == "done" or _timed_out(observed) or (observed["stop"] == "bound" and not own_cap):
+        return None
+    found = next(iter(checkers.hygiene(w, observed) + checkers.liveness(w, observed)), None)
+    rule, step, call, message = ((found.rule, found.step, found.call, found.message) if found is not None else
+                                 ("L.bound", len(observed["steps"]), "schedule", f"stopped {observed['stop']}"))
+    return Finding("hygiene", rule, step, call, f"{what}, run alone to compare instances with, did not finish: "
+                   f"{message}")
 
 
 def _timed_out(observed: dict[str, Any]) -> bool:
