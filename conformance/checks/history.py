@@ -232,6 +232,8 @@ def judge_instances(other: Workload, alone_a: dict[str, Any], obs_a: dict[str, A
     failed = failed_alone(other, alone_b, "the second instance's workload", own_cap=False)
     if failed is not None:
         return [failed]
+    if obs_b is not None and obs_b["stop"] == "bound" and alone_b["stop"] == "done":  # stopped at the first's cap,
+        alone_b = capped(alone_b, len(obs_b["steps"]))  # which its run alone (grade's, with its own cap) is not
     for name, obs, alone in (("this", obs_a, alone_a), ("the second", obs_b, alone_b)):
         if obs is None:
             continue
@@ -319,10 +321,19 @@ def group_finding(lanes: list[Workload], factory: Factory) -> tuple[Finding | No
     return found, lane
 
 
+def capped(observed: dict[str, Any], steps: int) -> dict[str, Any]:
+    """A finished run as it stood after `steps` steps, stopped there at a cap (stop "bound"): the second instance of a
+    pair runs together only as long as the first may, and is compared with its run alone up to there."""
+    if len(observed["steps"]) <= steps:
+        return observed
+    return {**observed, "steps": observed["steps"][:steps], "stop": "bound", "error": None}
+
+
 def failed_alone(w: Workload, observed: dict[str, Any], what: str, own_cap: bool = True) -> Finding | None:
     """A run of `w` alone, made only to compare instances with, that did not finish: the comparison cannot be made,
-    and `w` is feasible, so the failure is a finding of its own, where the comparison's would be (hygiene), with
-    the rule hygiene or liveness gives the run. A run out of time is inconclusive (a loaded machine can cause it),
+    and `w` is feasible, so the failure is a finding of its own, the comparison's (H.instances: in a grade such a run
+    meets what earlier runs left in the process, which `check` runs apart), naming the rule hygiene or liveness
+    gives the run. A run out of time is inconclusive (a loaded machine can cause it),
     and so is one stopped at a cap not its own (`own_cap` False: the second instance of a pair runs alone only as
     long as the first may); None for a run that finished."""
     if observed["stop"] == "done" or _timed_out(observed) or (observed["stop"] == "bound" and not own_cap):
@@ -330,8 +341,8 @@ def failed_alone(w: Workload, observed: dict[str, Any], what: str, own_cap: bool
     found = next(iter(checkers.hygiene(w, observed) + checkers.liveness(w, observed)), None)
     rule, step, call, message = ((found.rule, found.step, found.call, found.message) if found is not None else
                                  ("L.bound", len(observed["steps"]), "schedule", f"stopped {observed['stop']}"))
-    return Finding("hygiene", rule, step, call, f"{what}, run alone to compare instances with, did not finish: "
-                   f"{message}")
+    return Finding("hygiene", "H.instances", step, call, f"{what}, run alone to compare instances with, did not "
+                   f"finish ({rule}): {message}")
 
 
 def _timed_out(observed: dict[str, Any]) -> bool:

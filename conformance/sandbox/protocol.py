@@ -198,12 +198,14 @@ class Snapshots:
         sent, sent_missing = value.get("seqs"), value.get("seq_missing")
         if type(sent) is not dict or type(sent_missing) is not dict or not sent_missing.keys() <= sent.keys():
             raise Malformed(f"{where}: seqs and seq_missing must be objects keyed by sent seq_ids")
-        grew = False
+        changed = False  # a row sent again unchanged keeps its objects: the observed form is not rebuilt for it
         for seq_id, row in sent.items():
             if seq_id not in self.known:
                 raise Malformed(f"{where}.seqs holds {seq_id[:40]!r}, which is not an added seq_id")
-            grew = grew or seq_id not in self.rows
-            self.rows[seq_id] = seq_row(seq_id, row, where, self.rows.get(seq_id))
+            before = self.rows.get(seq_id)
+            now = seq_row(seq_id, row, where, before)
+            if before is None or now[0] != before[0]:
+                self.rows[seq_id], changed = now, True
             if seq_id in sent_missing:
                 self.row_missing[seq_id] = reasons(sent_missing[seq_id], f"{where}.seq_missing[{seq_id!r}]")
             else:
@@ -232,7 +234,7 @@ class Snapshots:
             wrong = broke(gone[1], gone[0]) if gone is not None else None
         if wrong is not None:
             self.white_box_error = {"step": step, "call": call, "message": wrong}
-        if sent or grew:
+        if changed:
             self.seqs = None
         if self.seqs is None:
             made = {i: self.rows[i][1] for i in sorted(self.rows)}

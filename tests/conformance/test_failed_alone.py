@@ -44,7 +44,8 @@ def timed_out(observed: dict) -> dict:
 def test_a_scheduler_of_a_group_that_fails_alone_is_the_groups_finding(tmp_path):
     lanes = [lane(i) for i in range(4)]  # block sizes 1, 2, 3, 4: the second fails, alone or not
     found, at = group_finding(lanes, raising(tmp_path))
-    assert found is not None and found.check == "hygiene" and found.rule == "H.raised", found
+    assert found is not None and found.check == "hygiene" and found.rule == "H.instances", found
+    assert "did not finish (H.raised)" in found.message
     assert "scheduler 2 of a group of 4, run alone to compare instances with" in found.message and at == lanes[1]
 
 
@@ -62,7 +63,7 @@ def test_the_second_instance_failing_alone_is_a_finding_and_stopped_at_the_first
     impl = load_target("impl")
     alone_a = run_workload(w, impl, white_box=False)
     found = judge_instances(other, alone_a, alone_a, None, failing)
-    assert [f.rule for f in found] == ["H.raised"] and "the second instance's workload" in found[0].message
+    assert [f.rule for f in found] == ["H.instances"] and "the second instance's workload" in found[0].message
     capped = {**run_workload(other, impl, white_box=False), "stop": "bound"}
     assert judge_instances(other, alone_a, alone_a, None, capped) == []
 
@@ -77,3 +78,18 @@ def test_an_ample_twin_that_fails_is_an_equivalence_finding(tmp_path):
     [found] = judge_equivalence(w, tight, ample)
     assert found.rule == "OUT" and "did not finish (RuntimeError at step 2)" in found.message
     assert judge_equivalence(w, tight, timed_out(ample)) == []
+
+
+def test_the_second_instance_stopped_at_the_firsts_cap_is_compared_up_to_there():
+    """A pair runs as long as the first instance may; the second's run alone (a grade's, with its own cap) may go on.
+    A correct scheduler's second instance of a long other workload beside a short first got [H.instances] "from done
+    to bound" (reach/add-2048-after-2047-finished, whose other config holds one sequence at a time)."""
+    w = lane(0)
+    other = other_workload(w)
+    impl = load_target("impl")
+    alone_a, alone_b = run_workload(w, impl, white_box=False), run_workload(other, impl, white_box=False)
+    assert len(alone_b["steps"]) > 2, "pick a lane whose other workload takes more than two steps"
+    stopped = {**alone_b, "steps": alone_b["steps"][:2], "stop": "bound", "error": None}
+    assert judge_instances(other, alone_a, alone_a, stopped, alone_b) == []
+    changed = {**stopped, "steps": [{**stopped["steps"][0], "schedule": [["a9", 1]]}, *stopped["steps"][1:]]}
+    assert [f.rule for f in judge_instances(other, alone_a, alone_a, changed, alone_b)] == ["H.instances"]

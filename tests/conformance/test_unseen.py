@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conformance.suite import run
-from tests.conformance.unseen.planted import ROOT, UNSEEN, source
+from tests.conformance.unseen.planted import ROOT, STILL_MISSED, UNSEEN, load_planted, source
 
 ONCE_MISSED = ("dod_eos_sentinel", "ev_finished_trim")  # no verdict, or a PASS, before the fixes named in the README
 EQUIVALENT = ("st_resort_128",)  # behaves exactly as the spec (README): a PASS is right
@@ -32,6 +32,20 @@ def test_the_readme_names_every_unseen_bug():
     readme = (Path(__file__).parent / "unseen" / "README.md").read_text()
     assert sorted(UNSEEN) == sorted(name for name in UNSEEN if f"| {name}.py |" in readme)
     assert readme.count(".py |") == len(UNSEEN)
+    assert all(f"| `{name}` |" in readme.split("## Still missed")[1] for name in STILL_MISSED)
+
+
+def test_a_clock_reset_by_each_new_scheduler_reorders_the_queue_of_one_already_running(tmp_path):
+    """hq_global_clock is a real bug (README, "Still missed"): a scheduler made mid-run lets a3 pass a2."""
+    module = load_planted("hq_global_clock", tmp_path)
+    first = module.Scheduler(1, 1, 1, 1, lambda q: 7)
+    for seq_id in ("a1", "a2"):
+        first.add(module.Sequence(seq_id, 1, 1))
+    assert first.schedule() == {"a1": 1}
+    first.update()
+    module.Scheduler(1, 1, 1, 1, lambda q: 7)  # made, never called
+    first.add(module.Sequence("a3", 1, 1))
+    assert first.schedule() == {"a3": 1}  # the rules give {"a2": 1}: a2 arrived first
 
 
 @pytest.mark.long

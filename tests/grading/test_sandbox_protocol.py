@@ -63,6 +63,23 @@ def test_unchanged_queues_and_output_prefixes_are_sent_as_changes() -> None:
     assert any(row[5] for s in sent for row in s["seqs"].values()), "no output was sent as a tail"
 
 
+def test_a_row_sent_again_unchanged_rebuilds_nothing() -> None:
+    """The child sends a row only when it changed; one sent again as it was keeps the snapshot's sequences the same
+    object as before, so a forged report that resends rows each call costs the parent no more than the genuine one
+    (a stalled crowd of 4,097 that resent one row a call took 81.6 s of the parent's CPU to read and judge)."""
+    genuine = protocol.trace(GENUINE, DATA, CAP, white_box=True).steps
+    order = [(i, key) for i in range(len(genuine)) for key in ("after_schedule", "after_update")]
+    n = next(n for n in range(1, len(order)) if not GENUINE["steps"][order[n][0]][order[n][1]]["seqs"])
+    (i, key), (j, key_before) = order[n], order[n - 1]
+    seq_id, row = next(iter(genuine[j][key_before]["seqs"].items()))
+    message = copy.deepcopy(GENUINE)
+    message["steps"][i][key]["seqs"][seq_id] = [row["num_computed"], row["num_tokens"], row["num_blocks"],
+                                                row["status"], [], len(row["output"])]
+    steps = protocol.trace(message, DATA, CAP, white_box=True).steps
+    assert steps == genuine
+    assert steps[i][key]["seqs"] is steps[j][key_before]["seqs"]
+
+
 def unchanged(message: dict[str, Any]) -> dict[str, Any]:
     """The first snapshot that sends no queue (every one as before)."""
     return next(snap for s in message["steps"] for snap in (s["after_schedule"], s["after_update"])

@@ -7,8 +7,10 @@ who wrote them and what each once showed. ``source(name)`` is the planted file's
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from spec.faults import Edit, apply_edits
 
@@ -557,7 +559,41 @@ PAST_QUICK: dict[str, Planted] = {
 }
 
 
+# Bugs written from outside that every profile still passes (README, "Still missed"): kept to be caught, not pinned.
+STILL_MISSED: dict[str, Planted] = {
+    # arrival keys from a module-level clock that each new Scheduler() resets: a scheduler made while another holds
+    # waiting requests lets that one's later arrivals jump the queue (or tie with a waiting one's key)
+    'hq_global_clock': Planted('conformance/selfcheck/styles/heap_queue.py', (
+        Edit('class Scheduler:\n',
+             '_clock = 0  # arrival clock: keys for the waiting heap\n\n\n'
+             'def _tick() -> int:\n'
+             '    global _clock\n'
+             '    _clock += 1\n'
+             '    return _clock\n\n\n'
+             'class Scheduler:\n'),
+        Edit('        self._next_tail = 0                            # key for the next arrival\n',
+             '        global _clock\n'
+             '        _clock = 0                                     # a new scheduler starts the arrival clock\n'),
+        Edit('        heapq.heappush(self._heap, (self._next_tail, seq))\n'
+             '        self._next_tail += 1\n',
+             '        heapq.heappush(self._heap, (_tick(), seq))\n'),
+    )),
+}
+
+
 def source(name: str) -> str:
-    """The text of unseen bug `name` (of UNSEEN, SEED_ZERO or PAST_QUICK): its base file with its edits applied."""
-    planted = {**UNSEEN, **SEED_ZERO, **PAST_QUICK}[name]
+    """The text of unseen bug `name` (of UNSEEN, SEED_ZERO, PAST_QUICK or STILL_MISSED): its base file with its edits
+    applied."""
+    planted = {**UNSEEN, **SEED_ZERO, **PAST_QUICK, **STILL_MISSED}[name]
     return apply_edits((ROOT / planted.base).read_text(), planted.edits, f"unseen bug {name!r}")
+
+
+def load_planted(name: str, folder: Path) -> Any:
+    """Unseen bug `name` written to `folder` and imported as a module of its own."""
+    path = folder / f"{name}.py"
+    path.write_text(source(name))
+    spec = importlib.util.spec_from_file_location(f"planted_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
