@@ -339,10 +339,10 @@ def failed_alone(w: Workload, observed: dict[str, Any], what: str, own_cap: bool
     if observed["stop"] == "done" or _timed_out(observed) or (observed["stop"] == "bound" and not own_cap):
         return None
     found = next(iter(checkers.hygiene(w, observed) + checkers.liveness(w, observed)), None)
-    rule, step, call, message = ((found.rule, found.step, found.call, found.message) if found is not None else
-                                 ("L.bound", len(observed["steps"]), "schedule", f"stopped {observed['stop']}"))
-    return Finding("hygiene", "H.instances", step, call, f"{what}, run alone to compare instances with, did not "
-                   f"finish ({rule}): {message}")
+    if found is None:  # stopped where neither check sees a failure: nothing to name
+        return None
+    return Finding("hygiene", "H.instances", found.step, found.call, f"{what}, run alone to compare instances with, "
+                   f"did not finish ({found.rule}): {found.message}")
 
 
 def _timed_out(observed: dict[str, Any]) -> bool:
