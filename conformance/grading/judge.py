@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from dataclasses import replace
 from functools import lru_cache
@@ -185,13 +186,38 @@ def with_profile(rubric: Rubric, profile: str) -> Rubric:
 
 # --- running the corpus ------------------------------------------------------------------------------
 
-def run_corpus_sandboxed(path: Path, runs: tuple[Workload | PlannedRun, ...], rubric: Rubric) -> SandboxResult:
+def run_corpus_sandboxed(path: Path, cases: tuple[Case, ...], runs: tuple[Workload | PlannedRun, ...],
+                         rubric: Rubric) -> SandboxResult:
     """Run every workload in the sandbox; after max_timeouts hangs the rest count as timeouts, not run.
 
     The cut depends only on which runs hang, never on how long the others took, so a submission
     that hangs gets the same grade every time, and grading it stays short.
     """
-    return run_in_sandbox(path, runs, replace(limits_for(rubric), max_timeouts=rubric.limits.max_timeouts))
+    order = run_order(cases, runs)
+    result = run_in_sandbox(path, [runs[i] for i in order],
+                            replace(limits_for(rubric), max_timeouts=rubric.limits.max_timeouts))
+    by_run = {order[k]: replace(ran, index=order[k]) for k, ran in enumerate(result.workloads)}
+    return replace(result, workloads=tuple(by_run[i] for i in range(len(runs))))
+
+
+def run_order(cases: tuple[Case, ...], runs: tuple[Workload | PlannedRun, ...]) -> list[int]:
+    """The order the sandbox runs `runs` in: the cases' own runs in a fixed shuffle, then the runs they are compared
+    with (ample-cache twins, fresh-dict probes) in the same order, then the rest as planned (schedulers alive at once
+    come after every run judged on its own: assemble).
+
+    A submission slower than its budget is cut where its CPU runs out. In the corpus's order (golden, then family by
+    family) the cut took whole families, and with them most of an item's cases, and the public and held-out parts of
+    an item were cut at different depths. Shuffled, every item loses about the same share of its cases."""
+    together = next((i for i, r in enumerate(runs) if isinstance(r, PlannedRun) and (r.group or "beside" in r.probe)),
+                    len(runs))
+    shuffled = list(range(len(cases)))  # case k's own run is run k
+    random.Random(len(cases)).shuffle(shuffled)
+    probes = (i for k in shuffled for i in (cases[k].twin, cases[k].mutated) if i is not None and i < together)
+    order = dict.fromkeys([*(k for k in shuffled if k < together), *probes])
+    return [*order, *(i for i in range(len(runs)) if i not in order)]
+
+
+
 
 
 def deployment() -> tuple[str | None, tuple[str, ...]]:
@@ -253,13 +279,13 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
     if rubric.held_out:  # the submission's own, in a run of their own: the public runs are the same for all
         key = submission_key(held_out_seed()[0], submission_bytes(entry.module))
         held, held_runs = held_out_part(key, rubric.held_out, rubric.policy)
-    result = run_corpus_sandboxed(entry.module, runs, rubric)
+    result = run_corpus_sandboxed(entry.module, public, runs, rubric)
     if result.load_error is not None:
         return does_not_load(entry, rubric, result, begun)
     parts = [(public, runs, result)]
     if held_runs:  # too slow for the budget, a submission loses about the same share of each part
         with topped_up(len(held_runs) / len(runs)):
-            parts.append((held, held_runs, run_corpus_sandboxed(entry.module, held_runs, rubric)))
+            parts.append((held, held_runs, run_corpus_sandboxed(entry.module, held, held_runs, rubric)))
     cases: tuple[Case, ...] = ()
     verdicts: list[dict[str, Finding | None]] = []
     ran: tuple[WorkloadResult, ...] = ()
