@@ -116,7 +116,8 @@ def run_notes(rubric: Rubric, result: SandboxResult) -> list[str]:
     timeouts = [w for w in result.workloads if category(w) == "timeout"]
     if timeouts:
         notes.append(f"{len(timeouts)} of {len(result.workloads)} runs timed out or were not reached (each may "
-                     f"take {rubric.limits.workload_seconds:g} s, all together {rubric.limits.run_seconds:g} s); "
+                     f"take {rubric.limits.workload_seconds:g} s, more for one of many requests, all together "
+                     f"{rubric.limits.run_seconds:g} s); "
                      f"the first: workload {timeouts[0].index} ({timeouts[0].name or 'unnamed'})")
     crashed = [w for w in result.workloads if category(w) == "crashed"]
     if crashed:

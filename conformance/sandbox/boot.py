@@ -220,7 +220,7 @@ def work(job: dict[str, Any], fd: int, channel: Channel) -> None:
             again, error = load(job["module"], refuser)
             module = again if error is None else module  # one that fails to load again: the rerun is not fresh
         used = resource.getrusage(resource.RUSAGE_SELF)
-        soft = int(used.ru_utime + used.ru_stime) + 1 + job["workload_cpu_seconds"]
+        soft = int(used.ru_utime + used.ru_stime) + 1 + item["cpu_seconds"]
         hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
         resource.setrlimit(resource.RLIMIT_CPU, (soft if hard < 0 else min(soft, hard), hard))
         trace = driver.drive(module, item["workload"], item["step_cap"], job["white_box"],

@@ -204,7 +204,7 @@ def ended(run: Run, index: int, exit_info: dict[str, Any] | None, crash: str | N
     code = exit_info.get("code") if exit_info else None
     if type(sig) is int and sig == signal.SIGXCPU:
         run.finish(index, "cpu_limit", f"cpu_limit: workload {index} used more than "
-                   f"{run.limits.workload_cpu_seconds} s of CPU time (SIGXCPU)", cpu, wall)
+                   f"{run.limits.cpu_for(run.items[index][1])} s of CPU time (SIGXCPU)", cpu, wall)
     elif type(sig) is int:
         hint = " (the hard CPU limit or the memory limit)" if sig == signal.SIGKILL else ""
         run.finish(index, "signal", f"signal: the process was killed by {signal_name(sig)}{hint} during workload "
@@ -221,8 +221,9 @@ def stopped(run: Run, index: int, why: str, cpu: float, wall: float) -> None:
     """The parent stopped workload `index` at a limit: `why` is cpu, idle, wall, run or budget."""
     lim = run.limits
     if why == "cpu":
-        run.finish(index, "cpu_limit", f"cpu_limit: workload {index} used more than {lim.workload_cpu_seconds} s "
-                   f"of CPU time (its whole process tree), caught while running or when it ended ({run.iso.level})",
+        run.finish(index, "cpu_limit", f"cpu_limit: workload {index} used more than "
+                   f"{lim.cpu_for(run.items[index][1])} s of CPU time (its whole process tree), caught while running "
+                   f"or when it ended ({run.iso.level})",
                    cpu, wall, limit=why)
     elif why == "idle":
         run.finish(index, "timeout", f"timeout: workload {index} made no progress for "

@@ -78,20 +78,22 @@ def job_fd(job: dict[str, Any], workloads: list[str] | None = None) -> int:
     return fd
 
 
-_entries: dict[int, tuple[dict[str, Any], int, str]] = {}  # id(a workload's JSON) -> (it, its step cap, the entry)
+_entries: dict[int, tuple[dict[str, Any], tuple[int, int], str]] = {}  # id(a workload's JSON) -> (it, (step cap,
+#                                                                        CPU seconds), the entry)
 ENTRIES_KEPT = 1 << 14
 
 
-def job_entry(data: dict[str, Any], cap: int) -> str:
-    """One workload's entry of a job, as JSON. A class's workloads are the same JSON objects for every
-    submission (conformance.sandbox.run.prepared), never changed once made, so each is written once."""
+def job_entry(data: dict[str, Any], cap: int, cpu: int) -> str:
+    """One workload's entry of a job, as JSON: the workload, its step cap and its CPU seconds (Limits.cpu_for). A
+    class's workloads are the same JSON objects for every submission (conformance.sandbox.run.prepared), never
+    changed once made, so each is written once."""
     kept = _entries.get(id(data))
-    if kept is not None and kept[0] is data and kept[1] == cap:
+    if kept is not None and kept[0] is data and kept[1] == (cap, cpu):
         return kept[2]
     if len(_entries) >= ENTRIES_KEPT:
         _entries.clear()
-    text = json.dumps({"workload": data, "step_cap": cap})
-    _entries[id(data)] = (data, cap, text)  # the object is held: its id is not reused while it is kept
+    text = json.dumps({"workload": data, "step_cap": cap, "cpu_seconds": cpu})
+    _entries[id(data)] = (data, (cap, cpu), text)  # the object is held: its id is not reused while it is kept
     return text
 
 
@@ -183,11 +185,12 @@ def start(run: Run, base: str, uid: int | None, token: str, submission: bytes | 
                                  limits.processes, 0), strict=True))
     job = {"driver": DRIVER_SOURCE, "rlimits": rlimits, "refuse": REFUSED, "hidden": [str(PROJECT)],
            "module": os.path.join(how.workdir, MODULE), "white_box": limits.white_box,
-           "workload_cpu_seconds": limits.workload_cpu_seconds, "one_process": limits.one_process}
+           "one_process": limits.one_process}
     if isinstance(submission, WireProgram):
         job["wire"] = list(submission.argv)
     probe_read, probe_write = answer_pipe()
-    fds = [job_fd(job, [job_entry(data, cap) for _, data, cap, _ in run.items[first:]]), probe_read]
+    fds = [job_fd(job, [job_entry(data, cap, limits.cpu_for(data)) for _, data, cap, _ in run.items[first:]]),
+           probe_read]
     read_end, write_end = os.pipe()
     fds.insert(0, write_end)
     home = how.workdir if level == "process-group" else "/tmp"

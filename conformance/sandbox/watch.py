@@ -62,7 +62,8 @@ class Child:
         """(CPU, idle, hard wall) seconds of the phase: importing, or one workload."""
         lim = self.run.limits
         if self.loaded:
-            return lim.workload_cpu_seconds, idle_limit(lim.workload_seconds), wall_limit(lim.workload_seconds)
+            cpu = lim.cpu_for(self.run.items[self.current][1]) if self.current < len(self.run.items) else 0
+            return cpu, idle_limit(lim.workload_seconds), wall_limit(lim.workload_seconds)
         return lim.startup_seconds, lim.startup_seconds, wall_limit(lim.startup_seconds)
 
     def new_phase(self, now: float) -> None:

@@ -87,9 +87,10 @@ def test_a_run_stopped_by_a_wall_clock_is_inconclusive_as_a_loaded_machine_stops
     """A correct wire program's interleaved 2,052-step run was stopped by the run's wall clock on a loaded 2-core
     machine (its instances together spent 0.49 s of CPU, alone 0.44 s): H.timeout, 99.99, on a correct program."""
     from conformance.sandbox.record import Run, stopped
+    from conformance.sandbox.run import prepare
     from conformance.sandbox.types import Limits
 
-    run = Run(SimpleNamespace(level="namespaces"), Limits(workload_cpu_seconds=2), [(W, None)] * 2)
+    run = Run(SimpleNamespace(level="namespaces"), Limits(workload_cpu_seconds=2), [prepare(W)] * 2)
     stopped(run, 1, why, 0.49, 30.0)
     assert run.results[1].hung and not run.results[1].hung_by_itself
     assert judged(run.results[1]) is None

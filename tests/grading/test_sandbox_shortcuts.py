@@ -267,17 +267,18 @@ def test_the_childs_addresses_do_not_depend_on_the_files_the_grader_holds_open(t
 
 def test_a_job_written_from_kept_entries_reads_as_the_whole_job() -> None:
     items = prepared(WORKLOADS)
-    entries = [job_entry(data, cap) for _, data, cap, _ in items]
-    assert entries == [json.dumps({"workload": data, "step_cap": cap}) for _, data, cap, _ in items]
-    assert all(job_entry(data, cap) is e for (_, data, cap, _), e in zip(items, entries, strict=True))  # kept
+    entries = [job_entry(data, cap, 2) for _, data, cap, _ in items]
+    assert entries == [json.dumps({"workload": data, "step_cap": cap, "cpu_seconds": 2}) for _, data, cap, _ in items]
+    assert all(job_entry(data, cap, 2) is e for (_, data, cap, _), e in zip(items, entries, strict=True))  # kept
     data, cap = items[0][1], items[0][2]
-    assert json.loads(job_entry(data, cap + 1))["step_cap"] == cap + 1  # another cap: not the kept entry
-    assert job_entry(dict(data), cap) is not entries[0]  # an equal but other object: written for itself
+    assert json.loads(job_entry(data, cap + 1, 2))["step_cap"] == cap + 1  # another cap: not the kept entry
+    assert json.loads(job_entry(data, cap, 3))["cpu_seconds"] == 3  # another CPU limit: not the kept entry
+    assert job_entry(dict(data), cap, 2) is not entries[0]  # an equal but other object: written for itself
     job = {"driver": "pass", "white_box": True}
     fd = job_fd(job, entries)
     with os.fdopen(fd, "rb") as f:
         read = json.loads(f.read())
-    assert read == {**job, "workloads": [{"workload": d, "step_cap": c} for _, d, c, _ in items]}
+    assert read == {**job, "workloads": [{"workload": d, "step_cap": c, "cpu_seconds": 2} for _, d, c, _ in items]}
 
 
 def test_a_child_cannot_tell_a_held_out_case_from_a_public_one_by_its_name_or_tags() -> None:
