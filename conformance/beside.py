@@ -1,4 +1,5 @@
-"""The second instance of the two-instance probe: the workload that runs beside another, stated once.
+"""Instances alive at once, stated once: the workload of the two-instance probe's second instance, and the step
+before which each scheduler of a group (or pair) but the first is created.
 
 `check` (conformance/checks/history.py ``other_workload``) and the sandbox child of `grade` both derive
 it from the first workload's JSON with this function: the child receives no second workload in its job
@@ -31,3 +32,9 @@ def beside_workload(workload: dict[str, Any]) -> dict[str, Any]:
                        "max_num_batched_tokens": config["max_num_batched_tokens"] + 1},
             "sample": {"base": {k: b + OTHER_BASE for k, b in sample["base"].items()},
                        "eos_at": sample.get("eos_at", {})}}
+
+
+def created_at(workload: dict[str, Any]) -> int:
+    """The step before which a scheduler of a group or pair, not the first, is created: that of its first request.
+    A scheduler made while others run meets their queues with whatever its __init__ resets in shared state."""
+    return min((r["arrival"] for r in workload["requests"]), default=1)

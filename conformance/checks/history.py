@@ -26,11 +26,11 @@ from functools import partial
 from typing import Any
 
 from conformance.adapters import CanonicalAdapter, CanonicalFactory, Factory, SchedulerUnderTest
-from conformance.beside import beside_workload
+from conformance.beside import beside_workload, created_at
 from conformance.capabilities import capabilities_of
 from conformance.checks import checkers
 from conformance.checks.checkers import Finding
-from conformance.checks.probes import first_difference
+from conformance.checks.probes import changed, first_difference
 from conformance.drivers import Recorder, batch_pairs, batch_problem, raised, run_workload
 from conformance.limits import RUN_SECONDS as DRIVER_SECONDS
 from conformance.limits import CallTimeout, time_limit
@@ -88,22 +88,31 @@ def other_workload(w: Workload) -> Workload:
 class _Lane:
     """One instance of an interleaved run, recording an observed trace in the driver's format."""
 
-    def __init__(self, w: Workload, factory: Factory, cap: int) -> None:
+    def __init__(self, w: Workload, factory: Factory, cap: int, start: int = 1) -> None:
         self.w = w
         self.run: Steps[Request] = Steps(w.requests, lambda r: r.arrival, lambda r: r.seq_id,
                                          min(liveness_bound(w.requests), cap))
+        self.run.step = start - 1  # created before step `start`: no call in the steps before
         self.sample = Recorder(w)
-        self.steps: list[dict[str, Any]] = []
+        self.steps: list[dict[str, Any]] = [{"step": k, "added": [], "schedule": [], "sampled": [], "finished": [],
+                                             "idle": True} for k in range(1, start)]
         self.obs: dict[str, Any] = begun(workload_to_json(w), False, self.steps)
         self.call = "create"
-        self.sut: SchedulerUnderTest = self.guard(lambda: factory(w.config, self.sample), 0)
-        self.idle_calls = capabilities_of(self.sut).idle_schedule
+        self.start, self.factory = start, factory
+        self.sut: SchedulerUnderTest | None = None
+        self.idle_calls = False
         self.open: set[str] = set()  # added and not yet reported finished
 
+    def create(self) -> None:
+        """Make the scheduler (interleave calls this just before step `start`)."""
+        self.sut = self.guard(lambda: self.factory(self.w.config, self.sample), 0 if self.start == 1 else self.start)
+        if self.sut is not None:
+            self.idle_calls = capabilities_of(self.sut).idle_schedule
+
     def live(self) -> bool:
-        """Whether this lane takes the next step: no error, not done, not at its limit, not stalled."""
-        return (self.obs["error"] is None and not self.run.done and self.run.step < self.run.limit
-                and not self.run.stalled)
+        """Whether this lane takes the next step: created, no error, not done, not at its limit, not stalled."""
+        return (self.sut is not None and self.obs["error"] is None and not self.run.done
+                and self.run.step < self.run.limit and not self.run.stalled)
 
     def guard(self, fn: Callable[[], Any], step: int) -> Any:
         try:
@@ -115,7 +124,7 @@ class _Lane:
 
     def schedule(self) -> None:
         arrivals = self.run.next()
-        assert arrivals is not None, "schedule() of a lane that is not live"
+        assert arrivals is not None and self.sut is not None, "schedule() of a lane that is not live"
         step = self.run.step
         record: dict[str, Any] = {"step": step, "added": []}
         self.steps.append(record)
@@ -137,6 +146,7 @@ class _Lane:
             return
         self.call = "update"
         first = len(self.sample.calls)
+        assert self.sut is not None, "update() of a lane never created"
         got = self.guard(self.sut.update, step)
         self.steps[-1]["sampled"] = self.sample.calls[first:]
         if isinstance(got, list):
@@ -147,21 +157,28 @@ class _Lane:
     def finish(self) -> dict[str, Any]:
         if self.obs["error"] is None and not self.run.done:
             self.obs["stop"] = "bound"
-        if self.obs["error"] is None:
+        if self.obs["error"] is None and self.sut is not None:  # never created: the run stopped before its step
             self.obs["outputs"] = self.guard(self.sut.outputs, len(self.steps))
         return self.obs
 
 
 def interleave(workloads: list[Workload], factory: Factory, cap: int) -> list[dict[str, Any]]:
-    """Run instances call by call (created last to first; the first's calls come first each step), at most
-    `cap` steps each; their observed traces, in the order of `workloads`. The sandbox child runs a two-instance
-    probe in this order too (conformance/sandbox/child.py ``pair``)."""
-    lanes = [_Lane(w, factory, cap) for w in reversed(workloads)][::-1]
+    """Run instances call by call, at most `cap` steps each; their observed traces, in the order of `workloads`.
+    The first is created before step 1, every other one just before the step of its first request (created_at),
+    those of one step last to first; the first's calls come first each step. The sandbox child runs groups and
+    two-instance probes in this order too (conformance/sandbox/child.py ``together``)."""
+    lanes = [_Lane(w, factory, cap, 1 if i == 0 else created_at(workload_to_json(w)))
+             for i, w in enumerate(workloads)]
+    made = [False] * len(lanes)
     step = 0
     try:
         with time_limit(RUN_SECONDS):
-            while any(lane.live() for lane in lanes):
+            while not all(made) or any(lane.live() for lane in lanes):
                 step += 1
+                for i in reversed(range(len(lanes))):
+                    if not made[i] and lanes[i].start <= step:
+                        made[i] = True
+                        lanes[i].create()
                 for lane in lanes:
                     if lane.live():
                         lane.schedule()
@@ -240,12 +257,13 @@ def judge_instances(other: Workload, alone_a: dict[str, Any], obs_a: dict[str, A
         diff = first_difference(alone, obs)
         if diff is not None:
             step, call, want, got = diff
+            got, how = changed(call, want, got, obs, step)
             c = other.config
             return [Finding("hygiene", "H.instances", step, call,
                             f"step {step}: with a second instance (num_blocks={c.num_blocks}, block_size="
                             f"{c.block_size}, max_num_seqs={c.max_num_seqs}, max_num_batched_tokens="
-                            f"{c.max_num_batched_tokens}) interleaved call by call, {name} instance's {call}() "
-                            f"changed (from {want} to {got}); keep all state in instance fields, not class "
+                            f"{c.max_num_batched_tokens}) interleaved call by call, {name} instance's {how}; keep "
+                            "all state in instance fields, not class "
                             "attributes or module globals", want, got)]
     return []
 
@@ -285,15 +303,16 @@ def judge_group(lanes: Sequence[Workload], alone: Sequence[dict[str, Any]], toge
         return None, lanes[0]
     for i, (w, observed, own) in enumerate(zip(lanes, together, alone, strict=True)):
         diff = None if observed is None else first_difference(own, observed)
-        if diff is not None:
+        if diff is not None and observed is not None:
             step, call, want, got = diff
+            got, how = changed(call, want, got, observed, step)
             c = w.config
             return Finding("hygiene", "H.instances", step, call,
                            f"step {step}: with {len(lanes)} schedulers alive at once, each with its own config, "
                            f"number {i + 1} (num_blocks={c.num_blocks}, block_size={c.block_size}, max_num_seqs="
-                           f"{c.max_num_seqs}, max_num_batched_tokens={c.max_num_batched_tokens}) changed its "
-                           f"{call}() (from {want} to {got}) against a run alone; keep all state in instance "
-                           "fields, not class attributes, module globals or tables sized for fewer instances",
+                           f"{c.max_num_seqs}, max_num_batched_tokens={c.max_num_batched_tokens}) differs from its run "
+                           f"alone: its {how}; keep all state in instance fields, not class attributes, module "
+                           "globals or tables sized for fewer instances",
                            want, got), w
     return None, lanes[0]
 

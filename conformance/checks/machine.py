@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
@@ -170,7 +170,8 @@ def run_machine(factory: Factory, examples: int, steps: int, white_box: bool = T
     machine = seed(MACHINE_SEED)(machine)  # run_state_machine_as_test honours @seed on the machine class
     config = settings(max_examples=examples, stateful_step_count=steps, derandomize=True, database=None,
                       deadline=None, phases=(Phase.explicit, Phase.generate), print_blob=False,
-                      suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+                      suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+                      verbosity=Verbosity.quiet)  # its "Steps leading up to this error" is not the report's to print
     # A failing run's workload is in `found` and the suite shrinks it; only the submission's divergence (and
     # Hypothesis's report that the submission is nondeterministic) is expected here, anything else is the suite's.
     with contextlib.suppress(Divergence, Flaky):

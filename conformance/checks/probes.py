@@ -168,6 +168,17 @@ def first_difference(plain: dict[str, Any], other: dict[str, Any]) -> tuple[int,
     return None
 
 
+def changed(call: str, want: Any, got: Any, observed: dict[str, Any], step: int) -> tuple[Any, str]:
+    """What a run's call at `step` gave instead of `want` (first_difference), and how to say it: a call that failed
+    is named with its error, not as "None"."""
+    err = observed["error"]
+    if got is None and err is not None and err["step"] == step:
+        got = f"{err['kind']}: {err['message']}"[:200]
+        failed = err["call"] if "(" in err["call"] else f"{err['call']}()"  # add('a1'), schedule, update
+        return got, f"{failed} raised {got}"
+    return got, f"{call}() changed (from {want} to {got})"
+
+
 def fresh_dict(workload: Workload, factory: Factory, plain: dict[str, Any] | None = None) -> list[Finding]:
     """Changing the dict schedule() returned must not change what update() does (H.fresh_dict)."""
     plain = plain if plain is not None else run_workload(workload, factory, white_box=False)
@@ -190,12 +201,7 @@ def judge_fresh_dict(plain: dict[str, Any], mutated: dict[str, Any]) -> list[Fin
     if diff is None:
         return []
     step, call, want, got = diff
-    err = mutated["error"]
-    if got is None and err is not None and err["step"] == step:  # the call failed: say how, not "None"
-        got = f"{err['kind']}: {err['message']}"[:200]
-        how = f"{call}() raised {got}"
-    else:
-        how = f"{call}() changed (from {want} to {got})"
+    got, how = changed(call, want, got, mutated, step)
     return [Finding("hygiene", "H.fresh_dict", step, call,
                     f"step {step}: after the caller changed the dict schedule() returned (it writes other ids, "
                     f"empties it or changes every count, in turn), {how}; return a copy and keep the batch in an "

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Generator
 from typing import Any
 
-from conformance.beside import beside_workload
+from conformance.beside import beside_workload, created_at
 from conformance.sandbox.keep import Keeper
 from conformance.sandbox.readers import (
     NOTED,
@@ -195,24 +195,34 @@ def group(module: Any, workload: dict[str, Any], step_cap: int) -> dict[str, obj
 
 def together(module: Any, workloads: list[dict[str, Any]], step_cap: int,
              resample_first: bool = False) -> list[dict[str, object]]:
-    """Instances created last to first, then stepped call by call: each step, every live one's schedule() in
-    order, then the update() of each that scheduled (conformance/checks/history.py ``interleave``, the order
-    `check` uses); a lane that ends leaves the others running. Their traces, in the order of `workloads`."""
-    lanes = [Lane(run_lane(module, w, step_cap, False, never, False, resample_first and i == 0))
+    """Instances stepped call by call (conformance/checks/history.py ``interleave``, the order `check` uses): the
+    first is created before step 1, every other one just before the step of its first request (``created_at``),
+    those of one step last to first; then each step, every live one's schedule() in order, then the update() of each
+    that scheduled. A lane that ends leaves the others running. Their traces, in the order of `workloads`."""
+    starts = [1, *(created_at(w) for w in workloads[1:])]
+    lanes = [Lane(run_lane(module, w, step_cap, False, never, False, resample_first and i == 0, starts[i]))
              for i, w in enumerate(workloads)]
-    for lane in reversed(lanes):
-        lane.advance()  # created
-    while scheduled := [lane for lane in lanes if lane.advance() is not None]:
+    made = [False] * len(lanes)
+    step = 0
+    while True:
+        step += 1
+        for i in reversed(range(len(lanes))):
+            if not made[i] and starts[i] <= step:
+                made[i] = True
+                lanes[i].advance()  # created
+        scheduled = [lane for i, lane in enumerate(lanes) if made[i] and lane.advance() is not None]
+        if not scheduled and all(made):
+            return [lane.ended() for lane in lanes]
         for lane in scheduled:
             lane.advance()
-    return [lane.ended() for lane in lanes]
 
 
 def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bool, probed: Callable[[], int],
-             keep: bool, resampled: bool = False) -> Generator[int, None, dict[str, object]]:
+             keep: bool, resampled: bool = False, start: int = 1) -> Generator[int, None, dict[str, object]]:
     """One instance's run, pausing once it is created and after each schedule() and each update() (pair runs a
     second instance in the pauses); its trace is the generator's value. One function, as drivers._run is: each
-    call's result goes into the step record as it returns."""
+    call's result goes into the step record as it returns. Created before step `start` (together), it has an empty
+    record, with no call, for each step before."""
     config = workload["config"]
     base: dict[str, int] = workload["sample"]["base"]
     eos_at = {k: frozenset(v) for k, v in workload["sample"].get("eos_at", {}).items()}
@@ -261,7 +271,10 @@ def run_lane(module: Any, workload: dict[str, Any], step_cap: int, white_box: bo
 
     run: Steps[dict[str, Any]] = Steps(workload["requests"], lambda r: r["arrival"], lambda r: r["seq_id"],
                                        step_cap)
-    step, call = 0, "create"
+    run.step = start - 1
+    steps.extend(encode({"step": k, "added": [], "schedule": [], "sampled": [], "finished": []})
+                 for k in range(1, start))
+    step, call = 0 if start == 1 else start, "create"  # a constructor that raises: step 0, or the step it came at
     try:
         sched = module.Scheduler(num_blocks=config["num_blocks"], block_size=config["block_size"],
                                  max_num_seqs=config["max_num_seqs"],

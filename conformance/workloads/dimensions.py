@@ -18,7 +18,8 @@ What "reaches" means depends on the dimension, and each row says it:
   value that never binds tests nothing;
 - a token or eos value is reached when it is sampled (an eos, when it ends a sequence);
 - ids are measured on the ids of one workload (collisions on ids added in the same step, so both
-  are held at once); instances on the groups of schedulers alive at once and on the count made.
+  are held at once); instances on the groups of schedulers alive at once, those made while the first runs, and on
+  the count made.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from conformance.beside import created_at
 from conformance.checks.checkers import expected_trace
 from conformance.checks.probes import golden_under
 from conformance.profiles import PROFILES
@@ -49,7 +51,7 @@ from conformance.workloads.reach import (
 )
 from conformance.workloads.sentinels import sentinel_workloads
 from spec.model import DEFAULT_POLICY
-from spec.trace import Trace, Workload
+from spec.trace import Trace, Workload, workload_to_json
 
 Value = int | str
 RECURSION_LIMIT = sys.getrecursionlimit()  # the limit the checked submission runs under (it runs in this process)
@@ -409,6 +411,16 @@ def alive_at_once(case: Case) -> Seen:
     return upto(1 if case.name.startswith(("golden/", "corpus/")) else 2)
 
 
+def made_mid_run(case: Case) -> Seen:
+    """Schedulers of a group made after step 1 (conformance/beside.py created_at) while the first has requests
+    that arrived before and one that arrives after: the k-th such scheduler for every k up to their count."""
+    if not case.group:
+        return NOTHING
+    arrivals = [r.arrival for r in case.workloads[0].requests]
+    made = [created_at(workload_to_json(w)) for w in case.workloads[1:]]
+    return upto(sum(1 for s in made if min(arrivals) < s <= max(arrivals)))
+
+
 def created(case: Case) -> Seen:
     """Instances this case makes in the submission's module: a workload's run and its run on an ample cache
     (equivalence); each lane of a group run alone (the lanes themselves run on a second copy of the module,
@@ -513,6 +525,10 @@ DIMENSIONS: tuple[Dimension, ...] = (
               "class attributes and module globals, fixed registries of 2^k instances",
               (Around(1, 8),), (Around(9, 10),),
               alive_at_once),
+    Dimension("instances-made-mid-run", "schedulers of a group made while the first runs, between its requests",
+              "a count: the k-th such scheduler, every k up to the group's",
+              "state an __init__ resets or takes from shared state (a module's arrival clock, a class's table)",
+              (Around(1, 4),), (), made_mid_run),
     Dimension("instances-created", "Scheduler instances made in one process", "a count over the whole profile "
               "(at least two per workload: its run and its run on an ample cache)",
               "registries keyed by id(self) (addresses are reused), instance counters of fixed width",

@@ -29,7 +29,9 @@ workload that does it:
   ASCII, an NFC/NFD pair, astral characters), ids that differ only in case, ids whose
   lexicographic, numeric and arrival orders differ, digits-only ids.
 - instances: groups of schedulers alive at once with different configs, run call by call
-  (conformance/checks/history.py ``interleave``); the lanes' equal ids are distinct objects.
+  (conformance/checks/history.py ``interleave``); the lanes' equal ids are distinct objects. And
+  2**4 + 1 schedulers made one per step (quick) while the first one's queue grows, so what a new one
+  resets in shared state meets requests that came before it and after.
 
 A profile's stage names a tier. ``quick`` holds numbers to 2**32 + 1 (exact in a JavaScript
 program over the wire, too), crowds and groups of schedulers to 2**8 + 1, 2**8 + 1 preemptions
@@ -66,6 +68,7 @@ PREEMPTION_BITS = 8  # quick: one sequence preempted 2**8 + 1 times (a per-seque
 MOST_PREEMPTION_BITS = 11  # thorough: 2**11 + 1 times
 QUICK_GROUP = 2**8 + 1  # schedulers alive at once: quick (tiny lanes: about 0.1 s)
 DEFAULT_GROUP = 2**10 + 1  # ... default
+JOINING = 2**4 + 1  # schedulers made one per step while the first runs (quick; the count is not what matters)
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,12 +322,31 @@ def group(size: int) -> Case:
     return Case(f"instances-{size}-alive", tuple(lane(i) for i in range(size)))
 
 
+def joining(size: int) -> Case:
+    """The first scheduler and `size` more, one made at each step while the first's waiting queue grows: the first
+    admits one sequence at a time and gets one to three requests every step; scheduler i is created before step
+    i + 1, that of its one request (conformance/beside.py created_at). What a new scheduler's __init__ resets in
+    shared state (a module's arrival clock, a class's table) meets the first's queue: requests keyed before the
+    reset, and requests after it that a reset clock keys alike or lower."""
+    reqs = [Request(f"q{j}-{k}", 2, 2, j) for j in range(1, size + 2) for k in range(1 + j % 3)]
+    first = _workload(Config(tightest_num_blocks(2, reqs), 2, 1, 4), reqs, "joined-0")
+    return Case(f"instances-{size}-joining", (first, *(late_lane(i) for i in range(1, size + 1))))
+
+
+def late_lane(i: int) -> Workload:
+    """The i-th scheduler to join (joining): one request, at step i + 1, under its own config."""
+    req = Request("a1", 2 + i % 3, 2, i + 1)
+    block_size = 1 + i % 4
+    config = Config(tightest_num_blocks(block_size, [req]) + i % 2, block_size, 1 + i % 3, 2 + i % 5)
+    return _workload(config, [req], f"joined-{i}", {"a1": 1000 * (i + 1)})
+
+
 def group_lanes(source: str, policy: Policy) -> tuple[Workload, ...]:
-    """The lanes of the group a finding's source names (``reach/instances-N-alive``) under `policy`, or () when
-    the source is no group: a finding of a group needs the whole group to show again."""
-    for size in (QUICK_GROUP, DEFAULT_GROUP):
-        if source == f"{TAG}/instances-{size}-alive":
-            return tuple(with_policy(w, policy) for w in group(size).workloads)
+    """The lanes of the group a finding's source names (``reach/instances-N-alive``, ``reach/instances-N-joining``)
+    under `policy`, or () when the source is no group: a finding of a group needs the whole group to show again."""
+    for case in (group(QUICK_GROUP), group(DEFAULT_GROUP), joining(JOINING)):
+        if source == f"{TAG}/{case.name}":
+            return tuple(with_policy(w, policy) for w in case.workloads)
     return ()
 
 
@@ -348,7 +370,7 @@ def tier_cases(tier: str, limit: int) -> tuple[Case, ...]:
                    + (self_preemption_run(2**PREEMPTION_BITS + 1),
                                                              blocked_head(2**10 + 1),
                                                              idle_run(max(past_recursion(limit), 2**11 + 1))))
-        groups: tuple[Case, ...] = (group(QUICK_GROUP),)
+        groups: tuple[Case, ...] = (group(QUICK_GROUP), joining(JOINING))
     elif tier == "default":
         singles = (id_workloads(11, 16, rest=False) + number_workloads(QUICK_NUMBER_BITS + 1, NUMBER_BITS)
                    + crowd_workloads(QUICK_CROWD_BITS + 1, DEFAULT_CROWD_BITS, largest=2**12 + 1)

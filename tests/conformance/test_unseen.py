@@ -36,7 +36,8 @@ def test_the_readme_names_every_unseen_bug():
 
 
 def test_a_clock_reset_by_each_new_scheduler_reorders_the_queue_of_one_already_running(tmp_path):
-    """hq_global_clock is a real bug (README, "Still missed"): a scheduler made mid-run lets a3 pass a2."""
+    """hq_global_clock is a real bug (README; once missed by every profile): a scheduler made mid-run lets a3 pass
+    a2."""
     module = load_planted("hq_global_clock", tmp_path)
     first = module.Scheduler(1, 1, 1, 1, lambda q: 7)
     for seq_id in ("a1", "a2"):

@@ -480,6 +480,43 @@ UNSEEN: dict[str, Planted] = {
         Edit('            n = tokens - computed\n',
              '            n = int(float(tokens) - float(computed))\n'),
     )),
+    # waiting kept in order of stamps from a module-level clock that each new Scheduler() resets (written from outside
+    # into another scheduler; the first joining group, whose first scheduler got one request right after each reset,
+    # keyed them all alike and a stable insertion kept their order)
+    'impl_reset_stamp_clock': Planted('impl/scheduler.py', (
+        Edit('class Scheduler:\n    """Continuous batching',
+             '_clock = 0  # arrival stamps\n\n\nclass Scheduler:\n    """Continuous batching'),
+        Edit('        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n',
+             '        self._seq_ids: set[str] = set()  # == ids of every sequence in the three queues\n'
+             '        global _clock\n'
+             '        _clock = 0  # stamps of this run start at 0\n'
+             '        self._stamp: dict[str, int] = {}\n'),
+        Edit('        self._seq_ids.add(seq_id)\n        self.waiting.append(seq)\n',
+             '        self._seq_ids.add(seq_id)\n'
+             '        global _clock\n'
+             '        self._stamp[seq_id], _clock = _clock, _clock + 1\n'
+             '        i = len(self.waiting)  # after every sequence stamped no later\n'
+             '        while i and self._stamp.get(self.waiting[i - 1].seq_id, -1) > self._stamp[seq_id]:\n'
+             '            i -= 1\n'
+             '        self.waiting.insert(i, seq)\n'),
+    )),
+    # arrival keys from a module-level clock that each new Scheduler() resets: a scheduler made while another holds
+    # waiting requests lets that one's later arrivals jump the queue (or tie with a waiting one's key)
+    'hq_global_clock': Planted('conformance/selfcheck/styles/heap_queue.py', (
+        Edit('class Scheduler:\n',
+             '_clock = 0  # arrival clock: keys for the waiting heap\n\n\n'
+             'def _tick() -> int:\n'
+             '    global _clock\n'
+             '    _clock += 1\n'
+             '    return _clock\n\n\n'
+             'class Scheduler:\n'),
+        Edit('        self._next_tail = 0                            # key for the next arrival\n',
+             '        global _clock\n'
+             '        _clock = 0                                     # a new scheduler starts the arrival clock\n'),
+        Edit('        heapq.heappush(self._heap, (self._next_tail, seq))\n'
+             '        self._next_tail += 1\n',
+             '        heapq.heappush(self._heap, (_tick(), seq))\n'),
+    )),
 }
 
 
@@ -560,25 +597,7 @@ PAST_QUICK: dict[str, Planted] = {
 
 
 # Bugs written from outside that every profile still passes (README, "Still missed"): kept to be caught, not pinned.
-STILL_MISSED: dict[str, Planted] = {
-    # arrival keys from a module-level clock that each new Scheduler() resets: a scheduler made while another holds
-    # waiting requests lets that one's later arrivals jump the queue (or tie with a waiting one's key)
-    'hq_global_clock': Planted('conformance/selfcheck/styles/heap_queue.py', (
-        Edit('class Scheduler:\n',
-             '_clock = 0  # arrival clock: keys for the waiting heap\n\n\n'
-             'def _tick() -> int:\n'
-             '    global _clock\n'
-             '    _clock += 1\n'
-             '    return _clock\n\n\n'
-             'class Scheduler:\n'),
-        Edit('        self._next_tail = 0                            # key for the next arrival\n',
-             '        global _clock\n'
-             '        _clock = 0                                     # a new scheduler starts the arrival clock\n'),
-        Edit('        heapq.heappush(self._heap, (self._next_tail, seq))\n'
-             '        self._next_tail += 1\n',
-             '        heapq.heappush(self._heap, (_tick(), seq))\n'),
-    )),
-}
+STILL_MISSED: dict[str, Planted] = {}
 
 
 def source(name: str) -> str:
