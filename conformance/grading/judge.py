@@ -193,11 +193,26 @@ def run_corpus_sandboxed(path: Path, cases: tuple[Case, ...], runs: tuple[Worklo
     The cut depends only on which runs hang, never on how long the others took, so a submission
     that hangs gets the same grade every time, and grading it stays short.
     """
-    order = run_order(cases, runs)
-    result = run_in_sandbox(path, [runs[i] for i in order],
-                            replace(limits_for(rubric), max_timeouts=rubric.limits.max_timeouts))
+    order, in_order = ordered(cases, runs)
+    result = run_in_sandbox(path, in_order, replace(limits_for(rubric), max_timeouts=rubric.limits.max_timeouts))
     by_run = {order[k]: replace(ran, index=order[k]) for k, ran in enumerate(result.workloads)}
     return replace(result, workloads=tuple(by_run[i] for i in range(len(runs))))
+
+
+_ordered: dict[int, tuple[tuple[Workload | PlannedRun, ...], list[int], tuple[Workload | PlannedRun, ...]]] = {}
+
+
+def ordered(cases: tuple[Case, ...], runs: tuple[Workload | PlannedRun, ...]
+            ) -> tuple[list[int], tuple[Workload | PlannedRun, ...]]:
+    """run_order of `runs` and the runs in that order, made once per tuple of runs: the public runs are one tuple
+    for every submission, and the sandbox prepares a tuple's runs once (conformance.sandbox.run.prepared)."""
+    kept = _ordered.get(id(runs))
+    if kept is None or kept[0] is not runs:  # the tuple is held: its id is not reused while it is kept
+        if len(_ordered) >= 4:
+            _ordered.clear()
+        order = run_order(cases, runs)
+        kept = _ordered[id(runs)] = (runs, order, tuple(runs[i] for i in order))
+    return kept[1], kept[2]
 
 
 def run_order(cases: tuple[Case, ...], runs: tuple[Workload | PlannedRun, ...]) -> list[int]:
@@ -215,8 +230,6 @@ def run_order(cases: tuple[Case, ...], runs: tuple[Workload | PlannedRun, ...]) 
     probes = (i for k in shuffled for i in (cases[k].twin, cases[k].mutated) if i is not None and i < together)
     order = dict.fromkeys([*(k for k in shuffled if k < together), *probes])
     return [*order, *(i for i in range(len(runs)) if i not in order)]
-
-
 
 
 

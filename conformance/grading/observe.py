@@ -19,7 +19,7 @@ from conformance.observed import begun
 from conformance.retention import Kept
 from conformance.sandbox.memo import Memo, digest
 from conformance.sandbox.run import SKIPPED_AFTER_HANGS
-from conformance.sandbox.types import WorkloadResult
+from conformance.sandbox.types import WorkloadResult, cpu_scaled
 from spec.golden import GoldenCase
 from spec.trace import Workload, workload_to_json
 
@@ -233,7 +233,8 @@ class Observations:
                                             for i, w in enumerate(case.lanes[1:]))]
             found = history.judge_group(case.lanes, [self[i] for i in case.lanes_alone], together)[0]
             return {"hygiene": found or self.hung_together(case.group, sorted(set(case.lanes_alone)),
-                                                           f"with {len(case.lanes)} schedulers alive at once")}
+                                                           f"with {len(case.lanes)} schedulers alive at once",
+                                                           case.lanes)}
         trace = self.results[index].trace
         out = judge_case(case, self[index], None if case.twin is None else self[case.twin],
                          None if case.mutated is None else self[case.mutated],
@@ -243,11 +244,13 @@ class Observations:
                                                 "with a second instance interleaved call by call")
         return out
 
-    def hung_together(self, together: int, alone: list[int], what: str) -> Finding | None:
+    def hung_together(self, together: int, alone: list[int], what: str, lanes: Sequence[Workload] = ()
+                      ) -> Finding | None:
         """history.hung_together on run `together`, whose instances ran alone in the runs `alone` (the first: the
-        case's own). A run skipped after too many runs timed out counts as a time-out, as the rest of such a run
-        does (run_corpus_sandboxed); one stopped by a wall clock (the workload's, the run's, the submission's) or
-        never reached is inconclusive: a loaded machine does that to a quick run too."""
+        case's own), under the CPU limit that run had (a group's, `lanes`, counts every scheduler's requests). A run
+        skipped after too many runs timed out counts as a time-out, as the rest of such a run does
+        (run_corpus_sandboxed); one stopped by a wall clock (the workload's, the run's, the submission's) or never
+        reached is inconclusive: a loaded machine does that to a quick run too."""
         r = self.results[together]
         if self.results[alone[0]].status != "ok":
             return None
@@ -256,7 +259,9 @@ class Observations:
                            " (each such run that hangs or is skipped counts as a time-out)")
         if not r.hung_by_itself or any(self.results[i].status != "ok" for i in alone):
             return None
-        return history.hung_together(self[together], sum(self.results[i].seconds for i in alone), self.limit, what)
+        requests = sum(len(w.requests) for w in lanes) if lanes else len(self.runs[together].requests)
+        return history.hung_together(self[together], sum(self.results[i].seconds for i in alone),
+                                     cpu_scaled(self.limit, requests), what)
 
     def pair(self, case: Case) -> Pair | None:
         """The traces of a case's two-instance probe: its instance beside the second, the second (None: it never

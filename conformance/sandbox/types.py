@@ -61,6 +61,11 @@ class PlannedRun:
 CPU_REQUESTS = 512  # a run may take workload_cpu_seconds once more for each this many requests (Limits.cpu_for)
 
 
+def cpu_scaled(seconds: float, requests: int) -> float:
+    """The CPU seconds of a run of `requests` requests (its schedulers' together) whose base limit is `seconds`."""
+    return seconds * (1 + requests // CPU_REQUESTS)
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Per-workload and whole-run limits. The defaults suit grading; tests pass tighter ones."""
@@ -91,8 +96,8 @@ class Limits:
         CPU_REQUESTS requests it holds (a group's schedulers' together). A correct scheduler written for clarity
         (immutable state, every step copied) took 1.5 s on a two-step workload of 2,048 requests, where one of a
         few requests takes milliseconds: one flat limit either let a hang run long or cut a correct one."""
-        requests = len(data["requests"]) + sum(len(g["requests"]) for g in data.get("group", ()))
-        return self.workload_cpu_seconds * (1 + requests // CPU_REQUESTS)
+        return int(cpu_scaled(self.workload_cpu_seconds,
+                              len(data["requests"]) + sum(len(g["requests"]) for g in data.get("group", ()))))
 
     def __post_init__(self) -> None:
         if type(self.one_process) is not bool:

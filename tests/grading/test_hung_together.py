@@ -76,6 +76,15 @@ def test_a_hang_beside_another_instance_where_each_was_quick_alone_is_a_time_out
     assert skipped is not None and skipped.rule == "H.timeout" and "skipped after 16 runs" in skipped.message
 
 
+def test_a_hang_of_a_large_run_is_judged_under_the_limit_that_run_had():
+    """A run of 512 requests or more may take more CPU (Limits.cpu_for): its hang is judged, and named, by that."""
+    big = make_workload(Config(600, 1, 600, 600), [Request(f"a{i}", 1, 1) for i in range(600)])
+    results = [WorkloadResult(0, "", "ok", "ok", seconds=0.2), SPUN, WorkloadResult(2, "", "ok", "ok", seconds=0.2)]
+    found = Observations((big, big, big), results, limit=2).hung_together(1, [0, 2], "with a second instance")
+    assert found is not None and "(4 s of CPU)" in found.message, found  # 8 x 0.4 > 2, but not > 4
+    assert judged(SPUN, alone_seconds=0.2) is None  # a run of one request: 2 s
+
+
 def test_a_slow_submission_or_a_spent_budget_stays_inconclusive():
     assert judged(SPUN, alone_seconds=0.2) is None  # 8 x 0.4 > 2
     assert judged(WorkloadResult(1, "", "not_run", "not_run: the submission's total budget ... was spent")) is None
