@@ -334,6 +334,10 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
             "python -m bench --grade-throughput --class course --copies 2 --jobs 2"),
     _record("throughput_held", "throughput-held-2026-12-05.json",
             "python -m bench --grade-throughput --class course --copies 2 --jobs 2"),
+    _record("throughput_cache_short", "throughput-cache-short-2026-12-05.json",
+            "python -m bench --grade-throughput --class course --copies 2 --jobs 2"),
+    _record("grade_stages", "grade-stages-2026-12-06.json",
+            "grade_one of each file timed in one process, one entry at a time, at three commits"),
     _record("throughput_reach", "throughput-reach-2026-12-03.json",
             "python -m bench --grade-throughput --class course --copies 2 --jobs 2, and impl's runs timed one part "
             "at a time"),
@@ -428,6 +432,7 @@ QUOTES: tuple[Quote, ...] = (
                   "submissions per minute** on {throughput.cpus:,} cores"),
     Quote(README, "(`python -m bench --grade-throughput`, {throughput.measured:date})"),
     Quote(README, "({throughput.runs_per_submission:,} runs a submission instead of {throughput_reach.before.runs:,},"),
+    Quote(README, "checks in process, with no sandbox, give {throughput.in_process_per_minute:.1f} per minute"),
     Quote(README, "a class takes {throughput_reach.before.per_minute/throughput.per_minute:.1f} times as long as the "
                   "{throughput_reach.before.per_minute:.1f} per minute the code before measured"),
     Quote(README, "process): {tests.default.passed:,} tests in {tests.default.seconds:min_s} on {tests.cpus:,} cores "
@@ -515,7 +520,12 @@ QUOTES: tuple[Quote, ...] = (
                  "once (757ba53; {throughput_black_box.commit:commit}, {throughput_black_box.measured:date}) | "
                  "{throughput_black_box.runs:,} | " + _throughput_row("throughput_black_box")),
     Quote(BENCH, "| with a cache one block short at every threshold (c477d54) and three more bugs written from outside "
-                 "in the class ({throughput.submissions:,} submissions; latest: {throughput.commit:commit}, "
+                 "in the class ({throughput_cache_short.submissions:,} submissions; "
+                 "{throughput_cache_short.commit:commit}, {throughput_cache_short.measured:date}) | "
+                 "{throughput_cache_short.runs:,} | " + _throughput_row("throughput_cache_short")),
+    Quote(BENCH, "| with the crowds and turnover runs to 2^12 + 1 requests, the group made one scheduler a step, "
+                 "a run's CPU limit grown with its requests, and the child's job frozen out of the collector's sight "
+                 "({throughput.submissions:,} submissions; latest: {throughput.commit:commit}, "
                  "{throughput.measured:date}) | "
                  "{throughput.runs_per_submission:,} | {throughput.grade_wall_seconds:.1f} s | "
                  "**{throughput.per_minute:.1f}** | {throughput.grader_cpu_seconds_per_submission:.2f}, "
@@ -523,6 +533,23 @@ QUOTES: tuple[Quote, ...] = (
                  "({throughput.machine_cpu_seconds_per_submission:.2f}) | {throughput.in_process_per_minute:.1f}, "
                  "{throughput.in_process_cpu_seconds_per_submission:.2f} | {throughput.overhead:.2f}x | "
                  "{throughput.load_average_1min:.2f} |"),
+    Quote(BENCH, "a correct submission went from {grade_stages.entries.style_heap_queue.before:.1f} s to "
+                 "{grade_stages.entries.style_heap_queue.with_them:.1f} s"),
+    Quote(BENCH, "read after every call, through the turnover runs: "
+                 "{grade_stages.entries.cpp_finished_default.before:.1f} s to "
+                 "{grade_stages.entries.cpp_finished_default.with_them:.0f} s; a float chunk, "
+                 "{grade_stages.entries.impl_float_chunk.before:.1f} s to "
+                 "{grade_stages.entries.impl_float_chunk.with_them:.0f} s)"),
+    Quote(BENCH, "in process, with no sandbox, the same checks take "
+                 "{throughput.in_process_cpu_seconds_per_submission:.2f} CPU s a submission "
+                 "({throughput.in_process_per_minute:.1f} per minute)"),
+    Quote(BENCH, "against {throughput.overhead:.2f} times that wall time sandboxed"),
+    Quote(BENCH, "took a correct submission's grade from {grade_stages.entries.style_heap_queue.with_them:.1f} s to "
+                 "{grade_stages.entries.style_heap_queue.frozen:.1f} s and two of the slowest from "
+                 "{grade_stages.entries.impl_crc32_slots.with_them:.0f} s to "
+                 "{grade_stages.entries.impl_crc32_slots.frozen:.0f} s and from "
+                 "{grade_stages.entries.impl_float_chunk.with_them:.0f} s to "
+                 "{grade_stages.entries.impl_float_chunk.frozen:.0f} s"),
     Quote(BENCH, "({throughput_reach.with_them.in_process_cpu/throughput_reach.before.in_process_cpu:.1f} times the "
                  "CPU in process, {throughput_reach.with_them.machine_cpu/throughput_reach.before.machine_cpu:.1f} "
                  "times sandboxed). Of a correct submission's {throughput_reach.parts.sandboxed:.1f} s of sandboxed "
@@ -704,7 +731,8 @@ ALLOWED: tuple[Allowed, ...] = (
                  r"|at most 5 minutes|\((?:10|30|300) s\)",
             "the check-time budgets a correct submission must meet (bench/checktime.py BUDGETS)"),
     Allowed("*", r"\b1-minute load", "the name of the load average, not a figure"),
-    Allowed("*", r"1\.5x target|target is at most 2x|target (?:is|of) 30(?: submissions)? per minute",
+    Allowed("*", r"1\.5x target|target is at most 2x|target (?:is|of) (?:30|60)(?: submissions)? per minute"
+                 r"|\b60 per minute on 2 cores",
             "targets (impl/floor's, the sandbox's cost, bench/throughput.py TARGET_PER_MINUTE)"),
     Allowed(README, r"\(200 s per claim\)", "prove's time box per claim (spec/bounded/cli.py), a setting"),
     Allowed(README, r"tests of 2 s or more each", "what the `long` mark means (pyproject.toml), a definition"),
