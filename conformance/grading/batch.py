@@ -175,9 +175,13 @@ def run_pool(todo: list[Entry], rubric: Rubric, safe: Safe, jobs: int, record: R
 
 def grade_all(entries: list[Entry], out: Path, rubric: Rubric, grade_one: GradeOne, jobs: int = 1,
               executor: Executor | None = None, force: bool = False, progress: TextIO | None = sys.stderr,
-              warm: Callable[[Rubric], None] | None = None, lost: list[tuple[str, str]] | None = None) -> int:
+              warm: Callable[[Rubric], None] | None = None, lost: list[tuple[str, str]] | None = None,
+              apart: bool = False) -> int:
     """Grade every entry not already graded with this rubric; return how many were graded now. An entry whose
     failure could not even be written to its folder is appended to `lost` (name, cause), never dropped.
+    `apart`: grade in worker processes even one at a time (`schedcheck grade` always does): whatever a submission
+    makes the grading process hold or do (a report that decodes to gigabytes, a crash of the interpreter), it is
+    a worker that dies, and this process writes that entry's failure, the rest and the summary.
 
     Entries that could not be graded are in summary.csv with status "grader error" (see statuses()).
     `warm` makes the class's pure work before local worker processes are forked, so they inherit it
@@ -199,9 +203,9 @@ def grade_all(entries: list[Entry], out: Path, rubric: Rubric, grade_one: GradeO
                 record(f.result())
             except Exception as exc:  # noqa: BLE001 - a lost remote worker: this entry's failure
                 record(GraderFailed(futures[f].name, f"the grading worker failed: {exc!r}"))
-    elif jobs > 1 and len(todo) > 1:
+    elif apart and todo or jobs > 1 and len(todo) > 1:
         base_dir()  # one folder for every worker's runs, removed when this process exits
-        if warm is not None:
+        if warm is not None and jobs > 1 and len(todo) > 1:  # a lone worker makes what it needs as it goes
             with contextlib.suppress(Exception):  # only a head start: a worker redoes what is missing
                 warm(rubric)
         run_pool(todo, rubric, safe, jobs, record, lambda: ProcessPoolExecutor(max_workers=jobs))

@@ -114,7 +114,7 @@ def main(args: argparse.Namespace) -> int:
         if not out.exists():
             out.mkdir(parents=True, mode=0o700)  # grades are the instructor's: no other uid may read them
         grade_all(entries, out, rubric, grade_one, jobs=args.jobs, executor=executor, force=args.force, warm=warm,
-                  lost=lost)
+                  lost=lost, apart=True)
     write_summary(out, rubric, lost)
     status = statuses(out)
     print(closing_line(out, status), file=sys.stderr)

@@ -28,6 +28,10 @@ from tests.conformance.unseen.planted import load_planted, source
 
 ROOT = Path(__file__).resolve().parents[2]
 LANES = reach.joining(reach.JOINING).workloads
+UNSEEN_STYLES = ROOT / "tests/conformance/unseen_styles"
+CORRECT = (ROOT / "conformance/selfcheck/styles/heap_queue.py", ROOT / "impl/scheduler.py",
+           # state a module keeps rightly: a process-wide counter that only breaks ties, pure functions memoised
+           UNSEEN_STYLES / "global_serial_heap.py", UNSEEN_STYLES / "pure_memo_tables.py")
 
 
 def module_at(path: Path, name: str) -> ModuleType:
@@ -44,7 +48,7 @@ def test_check_finds_a_clock_each_new_scheduler_resets_and_passes_the_file_it_wa
         assert found is not None and found.rule == "H.instances" and lane == LANES[0], (name, found)
         # q2-0, keyed 0 by the clock scheduler 2 reset, passes q1-1, keyed 1 before it
         assert "its schedule() changed (from [['q1-1', 2]] to [['q2-0', 2]])" in found.message, found.message
-    for correct in (ROOT / "conformance/selfcheck/styles/heap_queue.py", ROOT / "impl/scheduler.py"):
+    for correct in CORRECT:
         assert group_finding(list(LANES), CanonicalFactory(module_at(correct, correct.stem))) == (None, LANES[0])
 
 
@@ -84,17 +88,17 @@ def test_a_scheduler_is_made_just_before_its_first_request_in_check_and_in_the_s
         assert [s["schedule"] for s in checked["steps"]] == [s["schedule"] for s in steps], lane
 
 
-@pytest.mark.parametrize("name", ["hq_global_clock", "correct"])
+@pytest.mark.parametrize("name", ["hq_global_clock", *(f"correct:{p.stem}" for p in CORRECT)])
 def test_the_sandbox_child_makes_the_joining_schedulers_as_check_does(name, tmp_path):
-    path = tmp_path / f"{name}.py"
-    path.write_text(source(name) if name != "correct" else
-                    (ROOT / "conformance/selfcheck/styles/heap_queue.py").read_text())
+    path = tmp_path / f"{name.split(':')[-1]}.py"
+    correct = {f"correct:{p.stem}": p for p in CORRECT}
+    path.write_text(correct[name].read_text() if name in correct else source(name))
     group, alone = PlannedRun(LANES[0], group=LANES[1:]), PlannedRun(LANES[0], group=())
     result = run_in_sandbox(path, [group, alone], Limits(workload_seconds=5))
     together_run, alone_run = (r.trace for r in result.workloads)
     assert together_run is not None and alone_run is not None, result.causes()
     same = [s.get("schedule") for s in together_run.steps] == [s.get("schedule") for s in alone_run.steps]
-    assert same == (name == "correct"), (together_run.error, alone_run.error)
+    assert same == name.startswith("correct:"), (together_run.error, alone_run.error)
 
 
 def test_a_scheduler_made_mid_run_that_raises_in_its_constructor_is_reported_at_its_step_not_as_malformed(tmp_path):

@@ -280,3 +280,35 @@ def test_held_out_cases_are_refused_where_submissions_would_share_the_grader_s_u
     monkeypatch.setattr(isolation, "detect", lambda force=None: isolation.Isolation("namespaces", True, True, False,
                                                                                      True))
     assert run("namespaces", False) == 0
+
+
+def test_one_at_a_time_the_grade_command_still_grades_in_a_worker_so_a_death_costs_one_entry(subs, tmp_path):
+    """`schedcheck grade --jobs 1` (apart=True): a submission that makes its grading process die (a report that
+    decodes to gigabytes, killed for memory) takes a worker, not the process that writes the class's results."""
+    out = tmp_path / "out"
+    grade_all(subs, out, RUBRIC, dying_grade, jobs=1, progress=None, apart=True)
+    write_summary(out, RUBRIC)
+    rows = {r["submission"]: r for r in csv.DictReader(io.StringIO((out / "summary.csv").read_text()))}
+    assert {n: r["status"] for n, r in rows.items()} == {"a": "graded", "b": "grader error", "c": "graded",
+                                                         "d": "graded"}
+    assert "worker died" in rows["b"]["cause"]
+
+
+def test_the_grade_command_with_jobs_1_grades_in_a_worker(tmp_path, monkeypatch):
+    import argparse
+
+    from conformance.grading import cli, judge
+
+    monkeypatch.setattr(judge, "grade_one", dying_grade)
+    monkeypatch.setattr(judge, "check_scope", lambda rubric: None)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name in ("a", "b", "c"):
+        (subs / f"{name}.py").write_text("GOOD")
+    out = tmp_path / "out"
+    code = cli.main(argparse.Namespace(submissions=str(subs), out=str(out), jobs=1, rubric=None, profile=None,
+                                       force=False, shard=None, executor="local", scheduler_address=None,
+                                       policy=None))
+    rows = {r["submission"]: r for r in csv.DictReader(io.StringIO((out / "summary.csv").read_text()))}
+    assert code == 1 and {n: r["status"] for n, r in rows.items()} == {"a": "graded", "b": "grader error",
+                                                                       "c": "graded"}
