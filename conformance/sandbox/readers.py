@@ -164,20 +164,24 @@ def read_seqs(items: Any, what: str, known: dict[str, Any], noted: dict[str, str
     """read_ids, with the Sequence objects themselves (a one-shot iterator is read once for both)."""
     t = _type(items)
     seqs = _list_copy(items) if t is list else read_items(items, what, _len(known) + MARGIN, QUEUE_HINT, catch)
-    try:
-        ids = [getattr(seq, "seq_id", None) for seq in seqs]
+    ids: list[Any] = []
+    try:  # item by item, stopping at the first that is not an added sequence: a list shared by every instance of
+        for seq in seqs:  # a process grows with each run, and reading it whole at every call was quadratic
+            seq_id = getattr(seq, "seq_id", None)
+            if _type(seq_id) is not str or seq_id not in known:
+                break
+            ids.append(seq_id)
     except catch as e:
         raise Unreadable("{}{}: reading a seq_id raised {}: {}; {}".format(UNREADABLE, what, *describe(e),
                                                                            QUEUE_HINT)) from None
-    for seq_id in ids:
-        if _type(seq_id) is not str or seq_id not in known:  # the message is made only for a bad one
-            seq = seqs[[x is seq_id for x in ids].index(True)]
-            got = f"unknown seq_id {seq_id!r}" if _type(seq_id) is str else \
-                f"{short_repr(seq)} ({type_name(seq)}), which is not a Sequence"
-            raise Unreadable(f"{UNREADABLE}{what}: it holds {got}; {QUEUE_HINT}")
+    if _len(ids) < _len(seqs):  # the message is made only for a bad one
+        seq = seqs[_len(ids)]
+        got = f"unknown seq_id {seq_id!r}" if _type(seq_id) is str else \
+            f"{short_repr(seq)} ({type_name(seq)}), which is not a Sequence"
+        raise Unreadable(f"{UNREADABLE}{what}: it holds {got}; {QUEUE_HINT}")
     if t is not (deque if what == "waiting" else list):
         note(noted, what, items)
-    return seqs, ids  # type: ignore[return-value]
+    return seqs, ids
 
 
 def read_output(seq: Any, what: str, noted: dict[str, str] = NOTED) -> list[int]:
