@@ -746,8 +746,10 @@ ALLOWED: tuple[Allowed, ...] = (
     Allowed("docs/sandbox.md", r"every 0\.2 s|(?:nothing|progress|message) for 0\.5 s"
                                r"|for 0\.5 s(?: of a workload|, or this)"
                                r"|more than 2 s of CPU|\+ 2 s\b|use 2 s per workload|\(\+1 s for"
-                               r"|\(60 s(?: of CPU| and 300 s)|300 s of wall time",
-            "the sandbox's limits, sampling period and messages quoting them (conformance/sandbox/types.py Limits)"),
+                               r"|\(60 s(?: of CPU| and 300 s)|300 s of wall time"
+                               r"|only 0\.5 s of CPU past|at most that 0\.5 s",
+            "the sandbox's limits, sampling period and messages quoting them (conformance/sandbox/types.py Limits, "
+            "watch.py IMPORT_SLACK)"),
     Allowed("docs/wire-protocol.md", r"by default 2 s of CPU time per run|and 600 s for all of a submission",
             "the default rubric's limits (conformance/grading/rubric.toml [limits]), settings"),
 )

@@ -166,7 +166,7 @@ class Child:
                 self.sample()
                 if min(self.used(), loaded_cpu(msg)) > run.limits.startup_seconds:  # the import's verdict, given
                     self.stop = "cpu"  # as it ends: a poll's alone depended on where the polls fell (0 in one
-                    return  # grade, 100 in the next); the child's word can only make it stricter
+                    return  # grade, 100 in the next); a child that understates gains at most IMPORT_SLACK
             self.loaded = True
             self.sample()
             self.new_phase(now)

@@ -3,8 +3,8 @@
 The parent checks its limits every 0.2 s; an import that went past its CPU limit by less than that and then said
 'loaded' was caught only when a poll fell in its last moments: the same file graded 0 in one run and 100 in the
 next. At 'loaded' the parent now compares the import's CPU with the limit, counting the smaller of its own
-measure and the child's word (that word can only make it stricter: a child that says less is still caught by
-the polls while it imports).
+measure and the importing process's own (which leaves out the interpreter's start before it), and the polls stop
+an import only IMPORT_SLACK past the limit (a child that understates its CPU gains at most that).
 """
 
 from __future__ import annotations
