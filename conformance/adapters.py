@@ -14,18 +14,19 @@ import importlib
 import importlib.util
 import sys
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
+from conformance.observed import OPTIONAL_FIELDS, OPTIONAL_NAMES
 from conformance.retention import Kept
 from conformance.sandbox import protocol, readers
 from conformance.sandbox.keep import Keeper
 from spec.model import Config, Sample, State
 from spec.rules import add as spec_add
 from spec.rules import initial_state, schedule, update
-from spec.trace import SeqFields, Snapshot, snapshot_to_json
+from spec.trace import Snapshot, snapshot_to_json
 
 
 class SchedulerUnderTest(Protocol):
@@ -35,7 +36,7 @@ class SchedulerUnderTest(Protocol):
     def schedule(self) -> object: ...  # should be a dict[str, int]; the driver checks
     def update(self) -> object: ...  # the finished seq_ids as a list[str]; the driver rejects anything else
     def outputs(self) -> dict[str, list[int]] | None: ...
-    def snapshot(self) -> Snapshot | None: ...
+    def snapshot(self) -> Mapping[str, Any] | None: ...  # a Snapshot, where a value it lacks may be None
 
 
 Factory = Callable[[Config, Sample], SchedulerUnderTest]
@@ -75,10 +76,10 @@ class CanonicalAdapter:
         self.notes = ApiNotes() if notes is None else notes
         self.seqs: dict[str, Any] = {}
         self.missing: str | None = None  # the first white-box attribute found missing
-        # what a whole snapshot read: the Scheduler's names, and the sequences whose every field it read; one of these
+        # what the snapshots read: the Scheduler's names, and each sequence with the fields it lacked; one of these
         # unreadable after that broke (a finding). A sequence added later may lack a field it gets on first use.
         self.read_names: set[str] = set()
-        self.read_seqs: set[str] = set()
+        self.read_seqs: dict[str, frozenset[str]] = {}  # each sequence a snapshot read, and the fields it lacked
         self.keeper = Keeper(self.seqs, Exception)  # every value schedule()/update() returned, read again at the end
         self.returned = self.keeper.returned
         self.steps = 0  # schedule() calls so far
@@ -132,21 +133,16 @@ class CanonicalAdapter:
         readers.note(self.notes, "output", out)
         return items
 
-    def absent_field(self) -> tuple[str, str] | None:
-        """The first (seq_id, field) of a sequence that has no such attribute, in the order a snapshot reads them: of
-        a sequence a whole snapshot read before (it broke), else of any."""
-        absent = [(seq_id, name) for seq_id, q in sorted(self.seqs.items()) for name in readers.SEQ_FIELDS
-                  if _lacks(q, name)]
-        return next((a for a in absent if a[0] in self.read_seqs), absent[0] if absent else None)
-
     def outputs(self) -> dict[str, list[int]] | None:
         try:
             return {k: self.output(s.output, k) for k, s in self.seqs.items()}
         except (AttributeError, TypeError, readers.SubmissionProtocolError):
             return None
 
-    def snapshot(self) -> Snapshot | None:
-        """Read the white-box attributes; None (and self.missing set) when one is absent."""
+    def snapshot(self) -> dict[str, Any] | None:
+        """Read the white-box attributes: a Snapshot whose values the submission lacks are None
+        (conformance.observed.OPTIONAL_NAMES, OPTIONAL_FIELDS); None when it lacks another, self.missing saying
+        which (set in both cases)."""
         s = self.sched
         lacking = [name for name in WHITE_BOX if not hasattr(s, name)]
         if lacking:  # every one named, as the sandbox's note names them
@@ -154,34 +150,57 @@ class CanonicalAdapter:
             if gone is not None:
                 raise SnapshotError(readers.broke(f"AttributeError: no attribute {gone!r}", gone))
             self.missing = f"the submission's Scheduler has no attribute {', '.join(map(repr, lacking))}"
-            return None
+            if not set(lacking) <= set(OPTIONAL_NAMES):
+                return None
         try:
-            queues = [readers.read_ids(getattr(s, name), name, self.seqs, self.notes, Exception)
-                      for name in ("waiting", "running", "finished")]
-            seqs: dict[str, SeqFields] = {}
+            queues = {name: readers.read_ids(getattr(s, name), name, self.seqs, self.notes, Exception)
+                      if name not in lacking else None for name in ("waiting", "running", "finished")}
+            seqs: dict[str, dict[str, Any]] = {}
             for seq_id, q in sorted(self.seqs.items()):  # seq_ids are unique: the Sequences are never compared
-                status = readers.status_name(q.status, readers.status_members(type(q)), seq_id, self.notes)
-                seqs[seq_id] = {"num_computed": q.num_computed, "num_tokens": q.num_tokens,
-                                "num_blocks": q.num_blocks, "status": status, "output": self.output(q.output, seq_id)}
+                try:
+                    status = readers.status_name(q.status, readers.status_members(type(q)), seq_id, self.notes)
+                    seqs[seq_id] = {"num_computed": q.num_computed, "num_tokens": q.num_tokens,
+                                    "num_blocks": q.num_blocks, "status": status,
+                                    "output": self.output(q.output, seq_id)}
+                except AttributeError:
+                    row = self.fields(seq_id, q)
+                    if row is None:
+                        return None
+                    seqs[seq_id] = row
         except readers.SubmissionProtocolError as e:  # a container that cannot be read names itself
             raise SnapshotError(str(e)) from None
-        except (AttributeError, TypeError) as e:
-            absent = self.absent_field()
-            if absent is not None and absent[0] not in self.read_seqs:  # never read: missing, a note (docs/api.md)
-                self.missing = f"{absent[0]}.{absent[1]} ({type(e).__name__}: {e})"
-                if self.read_seqs and f"{absent[1]}:later" not in self.notes:  # other sequences had it: it comes
-                    self.notes[f"{absent[1]}:later"] = (  # later, on first use
-                        f"Sequence.{absent[1]} is missing on a sequence until later ({absent[0]}); docs/api.md says a "
-                        "Sequence starts with it: the white-box checks skip the snapshots that lack it")
-                return None
-            why = f"{type(e).__name__}: {e}"  # present but malformed, or there before and gone: a finding
-            raise SnapshotError(readers.broke(why, ".".join(absent)) if absent is not None else
-                                f"the white-box state cannot be read: {why}; every queue holds Sequence objects"
-                                ) from None
-        self.read_names.update(WHITE_BOX)
-        self.read_seqs.update(seqs)
-        return {"blocks_used": s.blocks_used, "num_preemptions": s.num_preemptions, "waiting": queues[0],
-                "running": queues[1], "finished": queues[2], "seqs": seqs}
+        except (AttributeError, TypeError) as e:  # present but malformed: a finding
+            raise SnapshotError(f"the white-box state cannot be read: {type(e).__name__}: {e}; every queue holds "
+                                "Sequence objects") from None
+        self.read_names.update(name for name in WHITE_BOX if name not in lacking)
+        for seq_id in seqs.keys() - self.read_seqs.keys():
+            self.read_seqs[seq_id] = frozenset(k for k, v in seqs[seq_id].items() if v is None)
+        return {"blocks_used": None if "blocks_used" in lacking else s.blocks_used,
+                "num_preemptions": None if "num_preemptions" in lacking else s.num_preemptions, **queues,
+                "seqs": seqs}
+
+    def fields(self, seq_id: str, q: Any) -> dict[str, Any] | None:
+        """A sequence's fields read one by one, None for each of OPTIONAL_FIELDS it has no attribute for; None when
+        it lacks another (self.missing says which: a field that comes on first use skips the snapshot, a note).
+        SnapshotError when a field an earlier snapshot read is gone."""
+        row: dict[str, Any] = {}
+        for name in readers.SEQ_FIELDS:
+            if not _lacks(q, name):
+                row[name] = readers.status_name(q.status, readers.status_members(type(q)), seq_id, self.notes) \
+                    if name == "status" else self.output(q.output, seq_id) if name == "output" else getattr(q, name)
+                continue
+            if seq_id in self.read_seqs and name not in self.read_seqs[seq_id]:  # read before: it broke
+                raise SnapshotError(readers.broke(f"AttributeError: no attribute {name!r}", f"{seq_id}.{name}"))
+            self.missing = f"{seq_id}.{name} (AttributeError: no attribute {name!r})"
+            if name in OPTIONAL_FIELDS:
+                row[name] = None
+                continue
+            if self.read_seqs and f"{name}:later" not in self.notes:  # other sequences had it: it comes later
+                self.notes[f"{name}:later"] = (
+                    f"Sequence.{name} is missing on a sequence until later ({seq_id}); docs/api.md says a "
+                    "Sequence starts with it: the white-box checks skip the snapshots that lack it")
+            return None
+        return row
 
 
 def _lacks(seq: Any, name: str) -> bool:

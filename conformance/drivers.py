@@ -10,17 +10,18 @@ the run with an ``error`` record instead of escaping.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, cast
 
 from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
 from conformance.capabilities import capabilities_of
 from conformance.checks.checkers import expected_trace
 from conformance.limits import RUN_SECONDS, CallTimeout, note_hung, time_limit
-from conformance.observed import begun
+from conformance.observed import PARTLY, begun, white_box_note
 from conformance.sandbox.readers import broke
 from spec.feasible import liveness_bound
 from spec.loop import Steps, changed_by_caller
-from spec.trace import Request, Snapshot, Workload, workload_to_json
+from spec.trace import Request, Workload, workload_to_json
 
 STEP_CAP = 2_000  # a run whose liveness bound is larger stops this far past the spec's own length (a hang)
 STEP_CAPPED = "still unfinished after"  # how the message of a run stopped at its step cap begins
@@ -285,8 +286,10 @@ def step_capped(workload: Workload, steps: int) -> dict[str, Any] | None:
 
 
 def _snapshot(sut: SchedulerUnderTest, observed: dict[str, Any], step: int, call: str,
-              read_before: bool) -> Snapshot | None:
-    """The white-box snapshot, or None with a note saying which attribute is missing.
+              read_before: bool) -> Mapping[str, Any] | None:
+    """The white-box snapshot, or None with a note saying which attribute is missing (a snapshot that lacks only
+    values the judge can do without, conformance.observed.OPTIONAL_NAMES and OPTIONAL_FIELDS, is judged on the rest,
+    with a note too).
 
     Attributes that exist but cannot be read (a None in a queue) are recorded as a
     white-box error, which the invariants check reports; a missing attribute is a note.
@@ -303,8 +306,10 @@ def _snapshot(sut: SchedulerUnderTest, observed: dict[str, Any], step: int, call
             observed["white_box_error"] = {"step": step, "call": call, "message": broke(f"{type(e).__name__}: {e}")}
             return None
         snap = None
-        observed["note"] = observed["note"] or f"white-box checks skipped: reading the state raised {e!r}"
-    if snap is None and observed["note"] is None:
-        missing = getattr(sut, "missing", None) or "the adapter gives no white-box access"
-        observed["note"] = f"white-box checks skipped: {missing}"
+        observed["note"] = observed["note"] or white_box_note(f"reading the state raised {e!r}", False)
+    missing = getattr(sut, "missing", None)
+    if snap is None and (observed["note"] is None or observed["note"].startswith(PARTLY)):
+        observed["note"] = white_box_note(missing or "the adapter gives no white-box access", False)
+    elif missing and observed["note"] is None:  # judged without the values it lacks (observed.OPTIONAL_NAMES)
+        observed["note"] = white_box_note(missing, True)
     return snap

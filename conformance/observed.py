@@ -57,6 +57,23 @@ class Keys:
     names: tuple[str, ...]
 
 
+# The white-box attributes a submission may lack and still have the rest of its state judged: each is null in a
+# snapshot that lacks it. Without a waiting or running queue, or a sequence's num_computed or output, no invariant
+# can be judged: that snapshot is null, and the note names the attribute (docs/api.md, "What the suite observes").
+OPTIONAL_NAMES = ("blocks_used", "num_preemptions", "finished")
+OPTIONAL_FIELDS = ("num_tokens", "num_blocks", "status")
+
+PARTLY = "white-box checks partly skipped: "  # how the note of a run judged without OPTIONAL_* values starts
+
+
+def white_box_note(missing: str, judged: bool) -> str:
+    """A run's note on the white-box values it could not read (`missing` names them and says why): `judged`, its
+    snapshots were judged on the rest."""
+    if judged:
+        return f"{PARTLY}{missing}; the invariants are judged on every value it does give"
+    return f"white-box checks skipped: {missing}"
+
+
 Step1: TypeAlias = Annotated[int, Minimum(1)]
 Step0: TypeAlias = Annotated[int, Minimum(0)]  # step 0: the constructor
 Count: TypeAlias = Annotated[int, Minimum(0)]
@@ -64,24 +81,26 @@ Count: TypeAlias = Annotated[int, Minimum(0)]
 
 @dataclass(frozen=True, slots=True)
 class SeqState:
-    """One sequence's fields after a call, as its Sequence object showed them."""
+    """One sequence's fields after a call, as its Sequence object showed them; null: the sequence did not give
+    it (OPTIONAL_FIELDS only: the invariants that need it are not judged)."""
 
     num_computed: int
-    num_tokens: int
-    num_blocks: int
-    status: str
+    num_tokens: int | None
+    num_blocks: int | None
+    status: str | None
     output: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """The white-box state after a call: the counters, the three queues in order, every added sequence."""
+    """The white-box state after a call: the counters, the three queues in order, every added sequence; null: the
+    Scheduler did not give it (OPTIONAL_NAMES only: the invariants that need it are not judged)."""
 
-    blocks_used: int
-    num_preemptions: int
+    blocks_used: int | None
+    num_preemptions: int | None
     waiting: tuple[str, ...]
     running: tuple[str, ...]
-    finished: tuple[str, ...]
+    finished: tuple[str, ...] | None
     seqs: dict[str, SeqState]
 
 

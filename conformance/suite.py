@@ -24,7 +24,7 @@ from conformance.checks.history import CONFIRM_MAX, after_history, apart
 from conformance.checks.machine import run_machine, workload_runs
 from conformance.checks.machine_run import machine_finding
 from conformance.checks.shrink import shrink
-from conformance.checks.workload import WORKLOAD_CHECKS, predicate, probe_white_box
+from conformance.checks.workload import WORKLOAD_CHECKS, WhiteBox, predicate, probe_white_box
 from conformance.drivers import run_workload, runnable
 from conformance.limits import HangLimit, hang_ledger
 from conformance.profiles import PROFILES, Profile, Stage
@@ -172,11 +172,14 @@ def judged_under(asked: Policy | None, engine: Policy | None) -> tuple[Policy, l
 def _run_checks(report: Report, r: Run, prof: Profile, families: Iterable[str] | None, tick: Progress) -> None:
     factory, results, notes = r.factory, report.checks, report.notes
     r.fresh = Fresh.of(r.target, r.adapter, r.white_box)
-    note = probe_white_box(r.fresh.copy() or factory) if r.white_box else "white-box checks skipped: --black-box"
-    if note is not None:
-        notes.append(f"{note}; the invariants check sees only what the batches show: at most max_num_batched_tokens "
-                     "tokens (I2) and max_num_seqs sequences (I6) in each")
+    probed = probe_white_box(r.fresh.copy() or factory) if r.white_box else WhiteBox(False, "white-box checks "
+                                                                                        "skipped: --black-box")
+    if not probed.on:
+        notes.append(f"{probed.note}; the invariants check sees only what the batches show: at most "
+                     "max_num_batched_tokens tokens (I2) and max_num_seqs sequences (I6) in each")
         r.white_box = report.white_box = False
+    elif probed.note is not None:
+        notes.append(probed.note)
     white_box = r.white_box
     r.fresh.white_box = white_box
 

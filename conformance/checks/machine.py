@@ -21,10 +21,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from conformance.adapters import Factory, SchedulerUnderTest, SpecAdapter
 from conformance.capabilities import capabilities_of
-from conformance.checks.whitebox import to_state
+from conformance.checks.whitebox import state_violations
 from conformance.drivers import batch_pairs, batch_problem, finished_ids
 from conformance.limits import RUN_SECONDS, CallTimeout, time_limit
-from spec.invariants import check_state
 from spec.model import DEFAULT_POLICY, Config, Policy, State
 from spec.rules import add, initial_state, schedule, update
 from spec.trace import Request, Workload, make_workload
@@ -147,7 +146,7 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
                 return
             requests = {r.seq_id: (r.prompt_len, r.max_tokens) for r in self.requests}
             try:
-                violations = check_state(to_state(self.config, requests, snap))
+                violations = state_violations(self.config, requests, snap)
             except (KeyError, TypeError, ValueError) as e:
                 self.fail(f"the white-box state is inconsistent: {e!r}")
                 return

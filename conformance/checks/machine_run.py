@@ -16,7 +16,6 @@ from typing import Any
 
 from conformance.checks import checkers, whitebox
 from conformance.checks.checkers import Finding
-from spec.invariants import check_state
 from spec.trace import Workload
 
 
@@ -41,7 +40,7 @@ def state_broken(workload: Workload, observed: dict[str, Any], steps: int) -> bo
         if snap is None:
             continue
         try:
-            if check_state(whitebox.to_state(workload.config, requests, snap)):
+            if whitebox.state_violations(workload.config, requests, snap):
                 return True
         except (KeyError, TypeError, ValueError):  # inconsistent: the machine fails reading it too
             return True

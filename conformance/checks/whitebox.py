@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from dataclasses import replace
+from operator import itemgetter
 from typing import Any
 
 from conformance.checks.checkers import Finding, expected_trace
-from spec.invariants import Violation, check_all_finished, check_step
+from conformance.observed import OPTIONAL_FIELDS
+from spec.invariants import Violation, check_all_finished, check_state, check_step
 from spec.model import Config, Seq, State, Status
 from spec.trace import Workload, snapshot_to_json
 
@@ -61,38 +64,67 @@ def to_state(config: Config, requests: dict[str, tuple[int, int]], snap: Mapping
              pending: list[list[Any]] | None = None, made: dict[str, tuple[Any, Seq]] | None = None) -> State:
     """Rebuild a spec State from a snapshot, so the spec's invariant checks can judge it.
 
+    A value the submission does not give (null: conformance.observed.OPTIONAL_NAMES, OPTIONAL_FIELDS) is
+    filled in with what the rules derive from the rest, so that the invariants that read it hold and every
+    other one is judged on the submission's own values: a status from the queue the sequence is in (neither
+    waiting nor running: finished), a num_blocks as I1's exact count for a running sequence and 0 for any
+    other, blocks_used as the running sequences' sum, finished as every sequence in neither other queue, in
+    request order, and num_preemptions as 0 (no invariant reads it).
+
     `made`: the Seq last built for each sequence, with the row it was built from, within one observed
     trace. A trace read from the sandbox keeps an unchanged row as the same (read-only) dict from one
     snapshot to the next (conformance.sandbox.protocol), and a Seq is a frozen value, so a row seen
     before gives the Seq built from it then; any other row is read afresh."""
+    queue_of: dict[str, Status] = {}  # made on the first filled status or num_blocks: the queue a sequence is in
+    scheduled = dict(pending or ())
+
     def seq(seq_id: str) -> Seq:
         q = snap["seqs"][seq_id]
         kept = made.get(seq_id) if made is not None else None
         if kept is not None and kept[0] is q:
             return kept[1]
         prompt_len, max_tokens = requests[seq_id]
-        built = Seq(seq_id, prompt_len, max_tokens, tuple(q["output"]), q["num_computed"], q["num_blocks"],
-                    Status[q["status"]])
-        if made is not None:
-            made[seq_id] = (q, built)  # the row is held: it stays the object it is
+        status, blocks = q["status"], q["num_blocks"]
+        filled = status is None or blocks is None
+        if filled:
+            if not queue_of:
+                for name, queue in (("RUNNING", snap["running"]), ("WAITING", snap["waiting"])):
+                    queue_of.update(dict.fromkeys(queue, Status[name]))  # in both: waiting, as I6 sees it first
+            where = queue_of.get(seq_id, Status.FINISHED)
+            status = where.name if status is None else status
+            if blocks is None:
+                tokens = q["num_computed"] + scheduled.get(seq_id, 0)
+                blocks = -(-tokens // config.block_size) if where is Status.RUNNING else 0
+        built = Seq(seq_id, prompt_len, max_tokens, tuple(q["output"]), q["num_computed"], blocks, Status[status])
+        if made is not None and not filled:
+            made[seq_id] = (q, built)  # the row is held: it stays the object it is (a filled Seq reads the queues)
         return built
-    queues = {name: tuple(seq(i) for i in snap[name]) for name in ("waiting", "running", "finished")}
+    finished = snap["finished"]
+    if finished is None:
+        given = set(snap["waiting"]) | set(snap["running"])
+        finished = [i for i in requests if i in snap["seqs"] and i not in given]
+    queues = {name: tuple(seq(i) for i in ids) for name, ids in
+              (("waiting", snap["waiting"]), ("running", snap["running"]), ("finished", finished))}
+    used = snap["blocks_used"]
+    used = sum(q.num_blocks for q in queues["running"]) if used is None else used
+    preemptions = snap["num_preemptions"]
     batch = tuple((s, n) for s, n in pending) if pending is not None else None
-    return State(config, queues["waiting"], queues["running"], queues["finished"], snap["blocks_used"],
-                 snap["num_preemptions"], batch)
+    return State(config, queues["waiting"], queues["running"], queues["finished"], used,
+                 0 if preemptions is None else preemptions, batch)
 
 
 def field_mismatch(got: Mapping[str, Any], want: Mapping[str, Any]) -> tuple[str, str, Any, Any] | None:
-    """The first observable field where a snapshot differs from the spec's: (rule, name, spec, submission)."""
+    """The first observable field where a snapshot differs from the spec's: (rule, name, spec, submission). A
+    field the submission does not give (null) is not compared."""
     for name in ("blocks_used", "num_preemptions", "running", "waiting", "finished"):
-        if got[name] != want[name]:
+        if got[name] is not None and got[name] != want[name]:
             return FIELD_RULES[name], name, want[name], got[name]
     for seq_id in sorted(want["seqs"]):
         mine, spec = got["seqs"].get(seq_id), want["seqs"][seq_id]
         if mine is None:
             return "I6", f"{seq_id}", "present", None
         for name in ("status", "num_computed", "num_tokens", "num_blocks", "output"):
-            if mine[name] != spec[name]:
+            if mine[name] is not None and mine[name] != spec[name]:
                 lost = name == "output" and mine[name] != spec[name][:len(mine[name])]
                 rule = ("I4" if lost else "U.sample") if name == "output" else FIELD_RULES[name]
                 return rule, f"{seq_id}.{name}", spec[name], mine[name]
@@ -166,8 +198,10 @@ def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
             if snap is None:
                 return []
             known = on_spec[k - 1] if before is None and same_so_far and k <= len(on_spec) else None
-            if known is not None and known[0] == list(got["added"]) and snap == known[1 if call == "schedule" else 3]:
-                found = known[2 if call == "schedule" else 4]  # the same inputs as the spec's own call: its verdict
+            at = 1 if call == "schedule" else 3
+            if known is not None and known[0] == list(got["added"]) and (
+                    snap == known[at] or known[at + 1] is None and _agrees(snap, known[at])):
+                found = known[at + 1]  # the same inputs as the spec's own call: its verdict
             else:
                 if before is None:  # leaving the spec's path: rebuild the state the last snapshot showed
                     before = State(config) if last is None else to_state(config, requests, *last, made)
@@ -192,13 +226,14 @@ def _call(k: int, call: str, config: Config, requests: dict[str, tuple[int, int]
     (`spec_json`: the spec's state after the call as snapshot_to_json gives it, when already made; `made`:
     to_state's)."""
     after = to_state(config, requests, snap, pending if call == "schedule" else None, made)
-    violations = check_step(before, batch, after) + (check_all_finished(after) if call == "update" else [])
+    violations = given(check_step(before, batch, after) + (check_all_finished(after) if call == "update" else []),
+                       snap)
     if violations:
         v = most_specific(violations)
         return Finding("invariants", v.invariant, k, call, f"after step {k} {call}(): {v.message}",
                        _plain(v.expected), _plain(v.actual)), after
     for q in after.seqs():
-        if snap["seqs"][q.seq_id]["num_tokens"] != q.num_tokens:
+        if snap["seqs"][q.seq_id]["num_tokens"] not in (q.num_tokens, None):
             return Finding("invariants", "I3", k, call, f"after step {k} {call}(): {q.seq_id}."
                            f"num_tokens is not prompt_len + len(output) = {q.num_tokens}"), after
     if spec is not None:
@@ -206,6 +241,53 @@ def _call(k: int, call: str, config: Config, requests: dict[str, tuple[int, int]
             snapshot_to_json(spec.after_schedule if call == "schedule" else spec.after_update)
         return _spec_finding(k, call, snap, want), after
     return None, after
+
+
+def _agrees(got: Mapping[str, Any], want: Mapping[str, Any]) -> bool:
+    """Whether a snapshot that leaves some values null equals the spec's in every value it gives: then judging it
+    (to_state fills the rest in from the rules) gives the spec's own verdict, where that is None."""
+    if not all(got[k] is None or got[k] == want[k] for k in ("blocks_used", "num_preemptions", "finished")) or \
+            got["waiting"] != want["waiting"] or got["running"] != want["running"]:
+        return False
+    mine, spec = got["seqs"], want["seqs"]
+    if list(mine) != list(spec):
+        return False
+    for name in ("num_computed", "num_tokens", "num_blocks", "status", "output"):  # compared a column at a time
+        column = list(map(itemgetter(name), mine.values()))
+        if column != list(map(itemgetter(name), spec.values())) and \
+                (name not in OPTIONAL_FIELDS or any(x is not None for x in column)):
+            return False
+    return True
+
+
+def state_violations(config: Config, requests: dict[str, tuple[int, int]], snap: Mapping[str, Any]
+                     ) -> list[Violation]:
+    """The state invariants' violations of a snapshot taken after update(), about the values it gives."""
+    return given(check_state(to_state(config, requests, snap)), snap)
+
+
+def given(violations: list[Violation], snap: Mapping[str, Any]) -> list[Violation]:
+    """`violations` of the state to_state made of `snap`, as the submission's own values show them."""
+    if violations and (snap["finished"] is None or snap["blocks_used"] is None or
+                       any(None in (r["status"], r["num_blocks"]) for r in snap["seqs"].values())):
+        return [w for v in violations if (w := _given(v, snap)) is not None]
+    return violations
+
+
+def _given(v: Violation, snap: Mapping[str, Any]) -> Violation | None:
+    """`v` as the submission's own values show it: None where it is about a value to_state filled in (the
+    submission does not give it), reworded where it names one."""
+    row = snap["seqs"].get(v.seq_id) if v.seq_id is not None else None
+    if row is not None and (kind(v) == "status" and row["status"] is None or
+                            v.invariant == "I1" and row["num_blocks"] is None):
+        return None
+    if kind(v) == "status" and snap["finished"] is None and v.expected == Status.FINISHED.name:
+        return replace(v, message=f"{v.seq_id} is in neither waiting nor running, yet its status is {v.actual} "
+                                  "(the Scheduler gives no finished queue: a sequence in neither is finished)")
+    if v.invariant == "I1" and v.seq_id is None and snap["blocks_used"] is None:
+        return replace(v, message=f"running sequences hold {v.actual} blocks, more than num_blocks "
+                                  f"{str(v.expected)[3:]} (the Scheduler gives no blocks_used)")
+    return v
 
 
 @functools.lru_cache(maxsize=4096)

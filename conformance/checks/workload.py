@@ -18,6 +18,7 @@ from conformance.adapters import Factory, SchedulerUnderTest
 from conformance.checks import checkers, history, probes, whitebox
 from conformance.checks.checkers import Finding
 from conformance.drivers import run_workload
+from conformance.observed import PARTLY
 from spec.model import Config, Sample
 from spec.trace import Request, Workload, make_workload
 
@@ -104,11 +105,22 @@ def predicate(check: str, factory: Factory, white_box: bool = True) -> Callable[
     return fails
 
 
-def probe_white_box(factory: Factory) -> str | None:
-    """A note when the target gives no white-box access (the invariants check is then skipped).
+@dataclass(frozen=True, slots=True)
+class WhiteBox:
+    """Whether the target's state is judged after every call, and the note saying what it lacks (None: nothing)."""
+
+    on: bool
+    note: str | None
+
+
+def probe_white_box(factory: Factory) -> WhiteBox:
+    """Whether the target gives white-box access, with a note when it lacks any of it: white box is off when a
+    snapshot cannot be judged at all, and on when it lacks only values the judge can do without
+    (conformance.observed.OPTIONAL_NAMES, OPTIONAL_FIELDS).
 
     The suite and replay both run this first, so its instance is part of every run's history.
     """
     w = make_workload(Config(4, 2, 2, 4), [Request("a1", 2, 1)])
     observed = run_workload(w, factory, white_box=True)
-    return observed["note"] if observed["error"] is None else None
+    note = observed["note"] if observed["error"] is None else None
+    return WhiteBox(note is None or note.startswith(PARTLY), note)

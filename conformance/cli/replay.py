@@ -68,7 +68,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"schedcheck: cannot load {shown_as}: {e}", file=sys.stderr)
         return EXIT_USAGE
     spare = load_target(target, adapter) if adapter is None and target.endswith(".py") else factory
-    white_box = not args.black_box and probe_white_box(spare) is None  # on a copy of its own, as check probes
+    white_box = not args.black_box and probe_white_box(spare).on  # on a copy of its own, as check probes
     judged, tried = replay(workload, prelude, factory, white_box)
     found = judged.findings
     failures = [(check, f) for check, f in found.items() if f is not None]

@@ -85,9 +85,8 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
     if stop == "done":  # read by the last snapshot; or, where another field was unreadable, by the output alone
         outputs = {k: v["output"] for k, v in last["seqs"].items()} if last else d.outputs if d is not None else None
     note = d.note if d is not None and d.white_box_error is None else None
-    return {**begun(workload_to_json(workload), True, steps), "note": f"white-box checks skipped: {note}" if note
-            else None, "outputs": outputs, "stop": stop, "error": error,
-            "white_box_error": d.white_box_error if d is not None else None}
+    return {**begun(workload_to_json(workload), True, steps), "note": note, "outputs": outputs, "stop": stop,
+            "error": error, "white_box_error": d.white_box_error if d is not None else None}
 
 
 def judge_case(case: Case, observed: dict[str, Any], twin: dict[str, Any] | None,
@@ -209,7 +208,7 @@ class Observations:
             if d is None:
                 continue
             if white is None and d.note and d.white_box_error is None:
-                white = f"white-box checks skipped: {d.note}"
+                white = d.note
             typed.update(dict.fromkeys(d.notes))
         return [*([white] if white else []), *typed]
 

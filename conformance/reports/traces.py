@@ -39,8 +39,13 @@ def _seqs(snap: dict[str, Any] | None) -> str:
     if not snap:
         return ""
     live = [i for i in snap["running"] + snap["waiting"]]
-    return "  ".join(f"{i} {snap['seqs'][i]['num_computed']}/{snap['seqs'][i]['num_tokens']}/"
-                     f"{snap['seqs'][i]['num_blocks']}" for i in live if i in snap["seqs"])
+    return "  ".join(f"{i} {_value(snap['seqs'][i]['num_computed'])}/{_value(snap['seqs'][i]['num_tokens'])}/"
+                     f"{_value(snap['seqs'][i]['num_blocks'])}" for i in live if i in snap["seqs"])
+
+
+def _value(x: int | None) -> str:
+    """A snapshot's count; "-" where the submission does not give it."""
+    return "-" if x is None else str(x)
 
 
 TABLE_STEPS, HEAD_STEPS, NEAR_STEPS = 30, 3, 8  # a step table longer than TABLE_STEPS shows its first HEAD_STEPS
@@ -94,7 +99,7 @@ def render(cx: Counterexample, observed: dict[str, Any] | None) -> str:
                 if observed is not None else w_val
             spec_snap, sub_snap = want[snap_key], got.get(snap_key)
             snap = sub_snap or spec_snap
-            used = _both(str(snap["blocks_used"]), str(spec_snap["blocks_used"]))
+            used = _both(_value(snap["blocks_used"]), str(spec_snap["blocks_used"]))
             waiting = _both(_ids(snap["waiting"]), _ids(spec_snap["waiting"]))
             running = _both(_ids(snap["running"]), _ids(spec_snap["running"]))
             mark = ">>" if want["step"] == f.step and call == f.call else "  "
@@ -264,7 +269,7 @@ def adapter_pytest_file(cx: Counterexample, out_dir: Path, trace_name: str, targ
         "",
         "",
         f"def test_{f.check}_{f.rule.replace('.', '_').lower()}():",
-        "    white_box = probe_white_box(load_target(TARGET, ADAPTER)) is None  # on a copy of its own, as check",
+        "    white_box = probe_white_box(load_target(TARGET, ADAPTER)).on  # on a copy of its own, as check",
         "    prelude = json.loads(TRACE.read_text()).get('prelude')  # the earlier runs the finding needs",
         "    judged, _ = replay(load_workload(str(TRACE)), prelude, load_target(TARGET, ADAPTER), white_box)",
         "    failures = [f'{check}: [{x.rule}] {x.message}' for check, x in judged.findings.items() if x is not None]",

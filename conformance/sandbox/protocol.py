@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from conformance.observed import PARTLY, white_box_note
 from conformance.retention import KINDS, Kept
 from conformance.sandbox.keep import FIELDS, REPORTED, SHOWN_MAX
 from conformance.sandbox.readers import broke
@@ -23,6 +24,7 @@ BIG = 1 << 128  # as in the child: the corpus goes past 64 bits; a bound keeps p
 STATUS_MAX = 64  # characters of a status name
 TEXT_MAX = 2000  # characters of an exception message or note
 QUEUES = ("waiting", "running", "finished")
+NUMBERS = ("blocks_used", "num_preemptions")
 ALL_QUEUES, QUEUE_SET = list(QUEUES), frozenset(QUEUES)  # a snapshot's "same" when no queue changed
 CALLS = frozenset({"create", "schedule", "update"})  # and "add(<repr of an added seq_id>)"
 STOPS = ("done", "bound", "error")
@@ -53,7 +55,7 @@ class Decoded:
     steps: tuple[dict[str, Any], ...]
     stop: str  # "done", "bound" or "error"
     error: dict[str, Any] | None  # {"step", "call", "kind", "message"} when stop is "error"
-    note: str | None  # white-box checks skipped, and why (an attribute missing or unreadable)
+    note: str | None  # white-box checks skipped, wholly or partly, and why (an attribute missing or unreadable)
     white_box_error: dict[str, Any] | None  # {"step", "call", "message"}: a container that cannot be read (I6)
     notes: tuple[str, ...] = ()  # values read although not of docs/api.md's types: notes, never findings
     kept: tuple[Kept, ...] | None = None  # what changed in the returned values by the end of a run that ended done
@@ -156,7 +158,7 @@ def seq_row(seq_id: str, row: Any, snapshot_where: str, before: Row | None) -> R
         output = old[:kept] + output if kept and old is not None else output
     status = None if status is None else clean(status)
     whole = [num_computed, num_tokens, num_blocks, status, output]
-    readable = None not in whole
+    readable = num_computed is not None and output is not None  # the rest may be null (observed.OPTIONAL_FIELDS)
     return whole, ({"num_computed": num_computed, "num_tokens": num_tokens, "num_blocks": num_blocks,
                     "status": status, "output": output} if readable else None)
 
@@ -182,11 +184,11 @@ class Snapshots:
         self.note: str | None = None
         self.missing: dict[str, str] = {}  # the reasons of the attributes last reported missing
         self.white_box_error: dict[str, Any] | None = None
-        # what a whole snapshot read: the Scheduler's names, and the sequences whose every field it read; one of these
-        # that cannot be read after that broke (readers.broke); one never read is missing, a note, as in check's
-        # adapter (a sequence added later may lack a field it gets on first use)
+        # what the judged snapshots read: the Scheduler's names, and each sequence with the fields it lacked; one of
+        # these that cannot be read after that broke (readers.broke); one never read is missing, a note, as in
+        # check's adapter (a sequence added later may lack a field it gets on first use)
         self.read_names: set[str] = set()
-        self.read_seqs: set[str] = set()
+        self.read_seqs: dict[str, frozenset[str]] = {}  # each sequence a judged snapshot read, and the fields it lacked
 
     def read(self, value: Any, where: str, step: int, call: str) -> dict[str, Any] | None:
         """Validate one snapshot message; its observed-trace form, or None when something was unreadable."""
@@ -223,14 +225,13 @@ class Snapshots:
                     self.queues[q] = list(ids(value[q], self.known, f"{where}.{q}"))
                 elif q not in same:
                     self.queues.pop(q, None)
-        numbers = [number(value, "blocks_used", where), number(value, "num_preemptions", where)]
+        numbers = [number(value, name, where) for name in NUMBERS]
         why = (sorted(missing.items()) + sorted((f"{i}.{k}", v) for i, r in self.row_missing.items()
                                                 for k, v in r.items())) if missing or self.row_missing else []
         wrong = next((w for _, w in why if w.startswith(UNREADABLE)), None) if why and self.white_box_error is None \
             else None
         if wrong is None and why and self.white_box_error is None:  # there before, broken now
-            gone = next(((a, w) for a, w in why if a in self.read_names or a.rsplit(".", 1)[0] in self.read_seqs),
-                        None)
+            gone = next(((a, w) for a, w in why if a in self.read_names or self.had(a)), None)
             wrong = broke(gone[1], gone[0]) if gone is not None else None
         if wrong is not None:
             self.white_box_error = {"step": step, "call": call, "message": wrong}
@@ -239,15 +240,27 @@ class Snapshots:
         if self.seqs is None:
             made = {i: self.rows[i][1] for i in sorted(self.rows)}
             self.seqs = cast("dict[str, dict[str, Any]]", made) if None not in made.values() else None
-        if missing or None in numbers or len(self.queues) != len(QUEUES) or self.seqs is None:
+        judged = self.seqs is not None and "waiting" in self.queues and "running" in self.queues
+        if why and (self.note is None or not judged and self.note.startswith(PARTLY)):
+            self.note = white_box_note(", ".join(f"{a} ({w})" for a, w in why), judged)
+        if not judged:
             if self.note is None:
-                self.note = ", ".join(f"{a} ({w})" for a, w in why) if why else "unreadable"
+                self.note = white_box_note("unreadable", judged)
             return None
-        if not self.read_names:
-            self.read_names.update(("blocks_used", "num_preemptions", *QUEUES))
+        assert self.seqs is not None
+        self.read_names.update(name for name, got in zip(NUMBERS, numbers, strict=True) if got is not None)
+        self.read_names.update(self.queues)
         if len(self.read_seqs) < len(self.rows):
-            self.read_seqs.update(self.rows)
-        return {"blocks_used": numbers[0], "num_preemptions": numbers[1], **self.queues, "seqs": self.seqs}
+            for seq_id in self.rows.keys() - self.read_seqs.keys():
+                self.read_seqs[seq_id] = frozenset(self.row_missing.get(seq_id, ()))
+        return {"blocks_used": numbers[0], "num_preemptions": numbers[1], "waiting": self.queues["waiting"],
+                "running": self.queues["running"], "finished": self.queues.get("finished"), "seqs": self.seqs}
+
+    def had(self, field: str) -> bool:
+        """Whether `field` ("<seq_id>.<name>") was read in a snapshot that was judged."""
+        seq_id, dot, name = field.rpartition(".")
+        lacked = self.read_seqs.get(seq_id) if dot else None
+        return lacked is not None and name not in lacked
 
 
 def call_error(value: Any, known: set[str], where: str) -> dict[str, Any]:

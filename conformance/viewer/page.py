@@ -163,12 +163,12 @@ def _seq_row(s: Seq, where: str, theirs: dict[str, SeqState] | None, names: Name
     cell = ""
     if theirs is not None:
         got = theirs.get(s.seq_id)
-        mine = f"{s.num_computed}/{s.num_tokens}/{s.num_blocks}"
         if got is None:
             cell = '<td class="diff">(not seen)</td>'
-        else:
-            text = f"{got.num_computed}/{got.num_tokens}/{got.num_blocks}"
-            same = text == mine and got.output == s.output
+        else:  # a value the submission does not give shows as "-", and differs from nothing
+            counts = (got.num_computed, got.num_tokens, got.num_blocks)
+            text = "/".join("-" if n is None else str(n) for n in counts)
+            same = _agree(counts, (s.num_computed, s.num_tokens, s.num_blocks)) and got.output == s.output
             out_note = "" if got.output == s.output else f" output {list(got.output)}"
             cell = f'<td class="{"" if same else "diff"}">{shown(text + out_note)}</td>'
     return (f'<tr><th scope="row" style="--h:{hue(s.seq_id)}">{esc(names(s.seq_id))}</th><td>{where}</td>'
@@ -181,14 +181,20 @@ def _white_differs(state: State, got: StepRecord | None) -> bool:
     snap = _snapshot(got)
     if snap is None:
         return False
-    if snap.blocks_used != state.blocks_used:
+    if not _agree((snap.blocks_used,), (state.blocks_used,)):
         return True
     for s in state.seqs():
         theirs = snap.seqs.get(s.seq_id)
-        if theirs is None or (theirs.num_computed, theirs.num_tokens, theirs.num_blocks, theirs.output) != \
-                (s.num_computed, s.num_tokens, s.num_blocks, s.output):
+        if theirs is None or theirs.output != s.output or not _agree(
+                (theirs.num_computed, theirs.num_tokens, theirs.num_blocks),
+                (s.num_computed, s.num_tokens, s.num_blocks)):
             return True
     return False
+
+
+def _agree(theirs: tuple[int | None, ...], spec: tuple[int, ...]) -> bool:
+    """Whether the submission's values equal the spec's, where it gives them (None: not given)."""
+    return all(t is None or t == v for t, v in zip(theirs, spec, strict=True))
 
 
 def _snapshot(got: StepRecord | None) -> Snapshot | None:
@@ -214,9 +220,9 @@ def _submission_strips(observed: Observed | None, num_blocks: int, keep: set[int
         snap = _snapshot(st)
         if snap is None:
             return None
-        counts = {k: v.num_blocks for k, v in snap.seqs.items()}
-        if not all(v >= 0 for v in counts.values()):
-            return None
+        counts = {k: v.num_blocks for k, v in snap.seqs.items() if v.num_blocks is not None}
+        if len(counts) < len(snap.seqs) or not all(v >= 0 for v in counts.values()):
+            return None  # a count it does not give, or cannot be drawn
         pairs.append((list(snap.running), counts))
     return placed(pairs, num_blocks, keep)
 

@@ -34,7 +34,7 @@ def test_a_checker_that_raises_gives_error_and_exit_3_not_pass(monkeypatch, caps
 
 
 def test_a_fault_inside_the_state_machine_is_not_swallowed(monkeypatch):
-    monkeypatch.setattr(machine, "check_state", boom)
+    monkeypatch.setattr(machine, "state_violations", boom)
     report = suite.run("impl", TINY, families=CORPUS)
     assert report.verdict == "ERROR" and "planted fault" in report.error
 
