@@ -743,13 +743,15 @@ ALLOWED: tuple[Allowed, ...] = (
     Allowed("*", r"10 s per reply|(?:within|Per reply\*\*:|wait for) 10 s",
             "the wire adapter's reply timeout (--wire-timeout, default 10 s)"),
     Allowed(GRADING, r"\(60 s, 100, 300 s with", "the submission's budget under the default rubric, a limit"),
-    Allowed("docs/sandbox.md", r"every 0\.2 s|(?:nothing|progress|message) for 0\.5 s"
+    Allowed("docs/sandbox.md", r"every 0\.2 s|every 1/64 s|\(1/64 s, when"
+                               r"|a sleep of 0\.6 s times out|one of\s+0\.4 s in"
+                               r"|(?:nothing|progress|message) for 0\.5 s"
                                r"|for 0\.5 s(?: of a workload|, or this)"
                                r"|more than 2 s of CPU|\+ 2 s\b|use 2 s per workload|\(\+1 s for"
                                r"|\(60 s(?: of CPU| and 300 s)|300 s of wall time"
                                r"|only 0\.5 s of CPU past|at most that 0\.5 s",
             "the sandbox's limits, sampling period and messages quoting them (conformance/sandbox/types.py Limits, "
-            "watch.py IMPORT_SLACK)"),
+            "watch.py POLL and IMPORT_SLACK), and the sleeps tests/grading/test_idle_limit.py sets"),
     Allowed("docs/wire-protocol.md", r"by default 2 s of CPU time per run|and 600 s for all of a submission",
             "the default rubric's limits (conformance/grading/rubric.toml [limits]), settings"),
 )
