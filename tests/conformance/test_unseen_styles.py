@@ -37,7 +37,7 @@ WORKLOADS = workloads()
 
 
 def test_the_styles_are_all_there():
-    assert len(STYLES) == 10 and len(WORKLOADS) > 20
+    assert len(STYLES) == 12 and len(WORKLOADS) > 20
 
 
 @pytest.mark.parametrize("path", STYLES, ids=lambda p: p.stem)
