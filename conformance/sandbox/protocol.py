@@ -189,6 +189,7 @@ class Snapshots:
         # check's adapter (a sequence added later may lack a field it gets on first use)
         self.read_names: set[str] = set()
         self.read_seqs: dict[str, frozenset[str]] = {}  # each sequence a judged snapshot read, and the fields it lacked
+        self.texts: list[str] = []  # every reason text the child sent in this workload, in order (readers.told)
 
     def read(self, value: Any, where: str, step: int, call: str) -> dict[str, Any] | None:
         """Validate one snapshot message; its observed-trace form, or None when something was unreadable."""
@@ -209,9 +210,11 @@ class Snapshots:
             if before is None or now[0] != before[0]:
                 self.rows[seq_id], changed = now, True
             if seq_id in sent_missing:
-                self.row_missing[seq_id] = reasons(sent_missing[seq_id], f"{where}.seq_missing[{seq_id!r}]")
-            else:
+                self.row_missing[seq_id] = self.told(sent_missing[seq_id], f"{where}.seq_missing[{seq_id!r}]")
+            elif None not in now[0]:
                 self.row_missing.pop(seq_id, None)
+            elif seq_id not in self.row_missing:  # null fields, their reasons as last sent: none were
+                raise Malformed(f"{where}.seqs[{seq_id!r}] has null fields and seq_missing never gave their reasons")
         if len(self.rows) != len(self.known):
             raise Malformed(f"{where}: a sequence appeared without its first row")
         same = value.get("same", NONE)
@@ -255,6 +258,25 @@ class Snapshots:
                 self.read_seqs[seq_id] = frozenset(self.row_missing.get(seq_id, ()))
         return {"blocks_used": numbers[0], "num_preemptions": numbers[1], "waiting": self.queues["waiting"],
                 "running": self.queues["running"], "finished": self.queues.get("finished"), "seqs": self.seqs}
+
+    def told(self, value: Any, where: str) -> dict[str, str]:
+        """A sequence's reasons as sent (readers.told): each a text, the first time in the workload, or the index
+        of that first time."""
+        if type(value) is not dict:
+            raise Malformed(f"{where} must be an object")
+        out = {}
+        for name, why in value.items():  # in order: a text sent first in this very object has its index after it
+            if type(why) is int and 0 <= why < len(self.texts):
+                text = self.texts[why]
+            elif type(why) is str:
+                text = reasons({name: why}, where)[clean(name)]
+                self.texts.append(text)
+            else:
+                raise Malformed(f"{where} must map names to short strings or to the index of one sent before")
+            if len(name) > 200:
+                raise Malformed(f"{where} must map names to short strings")
+            out[clean(name)] = text
+        return out
 
     def had(self, field: str) -> bool:
         """Whether `field` ("<seq_id>.<name>") was read in a snapshot that was judged."""

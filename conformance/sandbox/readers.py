@@ -296,6 +296,18 @@ def reason(e: BaseException) -> str:
 
 
 MISSING_KEY = ("missing",)  # where `sent` keeps the reasons last sent (a tuple never equals a seq_id)
+WHY, TOLD = "why", ("told",)  # `sent`'s keys for a sequence's reasons last sent, and every reason text sent so far
+
+
+def told(text: str, sent: dict[object, Any]) -> str | int:
+    """A reason as sent: its text the first time in the workload, then the index of that first time. A Sequence
+    without num_blocks lacks it on every one of 4,097 sequences, for the same reason."""
+    texts: dict[str, int] = sent.setdefault(TOLD, {})
+    index = texts.get(text)
+    if index is None:
+        texts[text] = len(texts)
+        return text
+    return index
 
 
 def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, Any]) -> dict[str, object]:
@@ -304,7 +316,9 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, Any]) ->
 
     A sequence's row [num_computed, num_tokens, num_blocks, status, output], and a queue, is sent only
     when it differs from the one last sent (``sent``, per workload, keyed by seq_id or ("queue", name)); a
-    queue read but not sent is named in "same", and the parent carries it forward like a row.
+    queue read but not sent is named in "same", and the parent carries it forward like a row. A sent row's
+    reasons ("seq_missing") are sent only when they differ from the ones last sent for its sequence, each text
+    once a workload and then by its index (told).
     """
     snap: dict[str, object] = {}
     missing: dict[str, str] = {}
@@ -335,7 +349,7 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, Any]) ->
         else:
             snap[queue] = sent[key] = ids
     rows: dict[str, object] = {}
-    seq_missing: dict[str, dict[str, str]] = {}
+    seq_missing: dict[str, dict[str, str | int]] = {}
     seq: Any
     for seq_id, seq in seqs.items():
         row: list[object] | None = None
@@ -354,8 +368,11 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, Any]) ->
         if before != row:
             rows[seq_id] = wire_row(before, row)
             sent[seq_id] = row
-            if why:
-                seq_missing[seq_id] = why
+            if not why:
+                sent.pop((WHY, seq_id), None)
+            elif sent.get((WHY, seq_id)) != why:  # the reasons sent when they change, each text once a workload
+                sent[(WHY, seq_id)] = why
+                seq_missing[seq_id] = {field: told(text, sent) for field, text in why.items()}
     snap.update(seqs=rows, same=same, seq_missing=seq_missing)
     if sent.get(MISSING_KEY, NO_REASONS) != missing:  # sent when it changed, as a row is: an attribute missing for a
         snap["missing"] = sent[MISSING_KEY] = missing  # whole run of 2,049 steps costs its reasons once, not per call

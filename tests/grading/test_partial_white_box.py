@@ -121,3 +121,17 @@ def test_a_sequence_in_neither_queue_is_named_so_without_a_finished_queue(tmp_pa
     results = judged(written(tmp_path, "finished", "finished stays RUNNING"))
     message = next(f.message for _, found in results for f in found if isinstance(f, whitebox.Finding))
     assert "is in neither waiting nor running, yet its status is RUNNING" in message, message
+
+
+@pytest.mark.parametrize("lacks", ["num_blocks", "status"])
+def test_a_field_every_sequence_lacks_costs_its_reason_once_in_the_report(tmp_path: Path, lacks: str) -> None:
+    """The child sent every changed row's reasons with it, at every call: a correct scheduler whose Sequence has no
+    num_blocks passed the report's cap (2 MB) at step 27 of a crowd of 2^12 + 1 requests, a protocol error in the
+    grader where check passed it. Reasons go with a row now only when they change, each text once a workload."""
+    from conformance.workloads.reach import crowd
+
+    run = crowd(256, (1 << 12) + 1)
+    got = run_in_sandbox(written(tmp_path, lacks, None), [run], LIMITS).workloads[0]
+    assert got.status == "ok", got.cause
+    observed = observed_trace(run, got)
+    assert (observed["note"] or "").startswith(PARTLY) and whitebox.invariants(run, observed) == []

@@ -213,3 +213,13 @@ def test_a_resample_probe_shifts_a_token_per_earlier_sample_of_its_position() ->
     first["sampled"][-1][2] = token + RESAMPLE_SHIFT  # the third sample of a position is shifted twice
     with pytest.raises(protocol.Malformed, match="is not the model's"):
         protocol.trace(message, DATA, CAP, white_box=True, resample=True)
+
+
+def test_a_reason_is_read_by_its_text_once_then_by_its_index() -> None:
+    snaps = protocol.Snapshots({"a1", "a2"})
+    why = "AttributeError: 'Sequence' object has no attribute 'num_blocks'"
+    assert snaps.told({"num_blocks": why, "status": 0}, "s") == {"num_blocks": why, "status": why}
+    assert snaps.told({"num_blocks": 0}, "s") == {"num_blocks": why}
+    for bad in ({"num_blocks": 1}, {"num_blocks": -1}, {"num_blocks": True}, {"num_blocks": None}, ["x"]):
+        with pytest.raises(protocol.Malformed):
+            snaps.told(bad, "s")
