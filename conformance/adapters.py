@@ -19,7 +19,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
-from conformance.observed import OPTIONAL_FIELDS, OPTIONAL_NAMES
 from conformance.retention import Kept
 from conformance.sandbox import protocol, readers
 from conformance.sandbox.keep import Keeper
@@ -52,9 +51,6 @@ class LoadError(Exception):
 
 # --- the canonical API ----------------------------------------------------------------
 
-WHITE_BOX = ("blocks_used", "num_preemptions", "waiting", "running", "finished")
-
-
 class ApiNotes(dict[str, str]):
     """Values read although not of docs/api.md's types ("attribute:type" -> note); each new one goes to `sink` too
     (a report's notes: conformance.suite hands it over), so it shows in the order the runs found it."""
@@ -75,11 +71,10 @@ class CanonicalAdapter:
         self.module = module
         self.notes = ApiNotes() if notes is None else notes
         self.seqs: dict[str, Any] = {}
-        self.missing: str | None = None  # the first white-box attribute found missing
-        # what the snapshots read: the Scheduler's names, and each sequence with the fields it lacked; one of these
-        # unreadable after that broke (a finding). A sequence added later may lack a field it gets on first use.
-        self.read_names: set[str] = set()
-        self.read_seqs: dict[str, frozenset[str]] = {}  # each sequence a snapshot read, and the fields it lacked
+        self.added: set[str] = set()  # the seq_ids added so far, for the snapshots' decoder
+        self.sent: dict[object, Any] = {}  # what the reader last read (readers.snapshot: it reads changes)
+        self.snaps = protocol.Snapshots(self.added)
+        self.white_box_note: str | None = None  # what the snapshots lacked, worded as the grader words it
         self.keeper = Keeper(self.seqs, Exception)  # every value schedule()/update() returned, read again at the end
         self.returned = self.keeper.returned
         self.steps = 0  # schedule() calls so far
@@ -96,6 +91,7 @@ class CanonicalAdapter:
     def add(self, seq_id: str, prompt_len: int, max_tokens: int) -> None:
         seq = self.module.Sequence(seq_id, prompt_len, max_tokens)
         self.seqs[seq_id] = seq
+        self.added.add(seq_id)
         self.sched.add(seq)
 
     def schedule(self) -> object:
@@ -140,78 +136,21 @@ class CanonicalAdapter:
             return None
 
     def snapshot(self) -> dict[str, Any] | None:
-        """Read the white-box attributes: a Snapshot whose values the submission lacks are None
-        (conformance.observed.OPTIONAL_NAMES, OPTIONAL_FIELDS); None when it lacks another, self.missing saying
-        which (set in both cases)."""
-        s = self.sched
-        lacking = [name for name in WHITE_BOX if not hasattr(s, name)]
-        if lacking:  # every one named, as the sandbox's note names them
-            gone = next((name for name in lacking if name in self.read_names), None)
-            if gone is not None:
-                raise SnapshotError(readers.broke(f"AttributeError: no attribute {gone!r}", gone))
-            self.missing = f"the submission's Scheduler has no attribute {', '.join(map(repr, lacking))}"
-            if not set(lacking) <= set(OPTIONAL_NAMES):
-                return None
+        """The white-box state after the last call, read as the sandbox's child reads it and decoded as its parent
+        decodes it (conformance/sandbox/readers.py snapshot, protocol.py Snapshots), so that check and the grader
+        read every submission alike: a value the judge can do without and the submission does not give is None
+        (conformance.observed.OPTIONAL_NAMES, OPTIONAL_FIELDS); None when it lacks another; SnapshotError when
+        state that earlier snapshots read broke, or is there and cannot be read. self.white_box_note says what
+        was missing."""
+        sent = readers.snapshot(self.sched, self.seqs, self.sent, Exception, self.notes)
         try:
-            queues = {name: readers.read_ids(getattr(s, name), name, self.seqs, self.notes, Exception)
-                      if name not in lacking else None for name in ("waiting", "running", "finished")}
-            seqs: dict[str, dict[str, Any]] = {}
-            for seq_id, q in sorted(self.seqs.items()):  # seq_ids are unique: the Sequences are never compared
-                try:
-                    status = readers.status_name(q.status, readers.status_members(type(q)), seq_id, self.notes)
-                    seqs[seq_id] = {"num_computed": q.num_computed, "num_tokens": q.num_tokens,
-                                    "num_blocks": q.num_blocks, "status": status,
-                                    "output": self.output(q.output, seq_id)}
-                except AttributeError:
-                    row = self.fields(seq_id, q)
-                    if row is None:
-                        return None
-                    seqs[seq_id] = row
-        except readers.SubmissionProtocolError as e:  # a container that cannot be read names itself
-            raise SnapshotError(str(e)) from None
-        except (AttributeError, TypeError) as e:  # present but malformed: a finding
-            raise SnapshotError(f"the white-box state cannot be read: {type(e).__name__}: {e}; every queue holds "
-                                "Sequence objects") from None
-        self.read_names.update(name for name in WHITE_BOX if name not in lacking)
-        for seq_id in seqs.keys() - self.read_seqs.keys():
-            self.read_seqs[seq_id] = frozenset(k for k, v in seqs[seq_id].items() if v is None)
-        return {"blocks_used": None if "blocks_used" in lacking else s.blocks_used,
-                "num_preemptions": None if "num_preemptions" in lacking else s.num_preemptions, **queues,
-                "seqs": seqs}
-
-    def fields(self, seq_id: str, q: Any) -> dict[str, Any] | None:
-        """A sequence's fields read one by one, None for each of OPTIONAL_FIELDS it has no attribute for; None when
-        it lacks another (self.missing says which: a field that comes on first use skips the snapshot, a note).
-        SnapshotError when a field an earlier snapshot read is gone."""
-        row: dict[str, Any] = {}
-        for name in readers.SEQ_FIELDS:
-            if not _lacks(q, name):
-                row[name] = readers.status_name(q.status, readers.status_members(type(q)), seq_id, self.notes) \
-                    if name == "status" else self.output(q.output, seq_id) if name == "output" else getattr(q, name)
-                continue
-            if seq_id in self.read_seqs and name not in self.read_seqs[seq_id]:  # read before: it broke
-                raise SnapshotError(readers.broke(f"AttributeError: no attribute {name!r}", f"{seq_id}.{name}"))
-            self.missing = f"{seq_id}.{name} (AttributeError: no attribute {name!r})"
-            if name in OPTIONAL_FIELDS:
-                row[name] = None
-                continue
-            if self.read_seqs and f"{name}:later" not in self.notes:  # other sequences had it: it comes later
-                self.notes[f"{name}:later"] = (
-                    f"Sequence.{name} is missing on a sequence until later ({seq_id}); docs/api.md says a "
-                    "Sequence starts with it: the white-box checks skip the snapshots that lack it")
-            return None
-        return row
-
-
-def _lacks(seq: Any, name: str) -> bool:
-    """Whether reading `seq`'s attribute raises AttributeError (any other exception: it is there, and malformed)."""
-    try:
-        getattr(seq, name)
-    except AttributeError:
-        return True
-    except Exception:
-        return False
-    return False
+            got = self.snaps.read(sent, "snapshot", max(self.steps, 1), "schedule")
+        except protocol.Malformed as e:
+            raise SnapshotError(f"the white-box state cannot be read: {e}") from None
+        if self.snaps.white_box_error is not None:
+            raise SnapshotError(self.snaps.white_box_error["message"])
+        self.white_box_note = self.snaps.note
+        return got
 
 
 class CanonicalFactory:

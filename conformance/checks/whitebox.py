@@ -35,6 +35,7 @@ PRECEDENCE: tuple[tuple[str, str], ...] = (
     ("I3", ""),
 )
 STATUSES = {s.name for s in Status}
+SNAPSHOTS = ("after_schedule", "after_update")  # a step's snapshots, in call order
 FIELD_RULES = {"waiting": "I5", "running": "I6", "finished": "U.finish", "blocks_used": "I1",
                "num_preemptions": "P1.preempt", "num_computed": "I3", "num_tokens": "I3", "num_blocks": "I1",
                "status": "I6"}  # the rule a differing field belongs to (output: I4 if tokens were lost, else U.sample)
@@ -143,9 +144,10 @@ def _spec_finding(k: int, call: str, got: Mapping[str, Any], want: Mapping[str, 
 def invariants(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
     """Judge the submission's own state after every call; the first violation or difference from the spec.
 
-    A black-box run shows no state, only the batches: then what they show of I2 and I6. A container the
-    state could not be read from (conformance/sandbox/readers.py) is named as an I6 finding: it does not
-    show each sequence in exactly one queue."""
+    A black-box run shows no state, only the batches: then what they show of I2 and I6; so do the calls of a
+    white-box run whose state could not be read (an attribute a sequence gets on first use), while every other
+    snapshot is judged. A container the state could not be read from (conformance/sandbox/readers.py) is named
+    as an I6 finding: it does not show each sequence in exactly one queue."""
     if not observed.get("white_box"):
         return batch_invariants(workload, observed)
     bad = observed.get("white_box_error")  # a queue or an output that cannot be read; another type is only a note
@@ -153,9 +155,12 @@ def invariants(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
         return [Finding("invariants", "I6", bad["step"], bad["call"], f"after step {bad['step']} {bad['call']}(): "
                         f"{bad['message']}")]
     try:
-        return _judge(workload, observed)
+        found = _judge(workload, observed)
     except (KeyError, TypeError, ValueError) as e:
         return [Finding("invariants", "I6", 0, "snapshot", f"the white-box state is inconsistent: {e!r}")]
+    if not found and any(got.get(key, 0) is None for got in observed["steps"] for key in SNAPSHOTS):
+        return batch_invariants(workload, observed)  # the calls whose state could not be read: what the batches show
+    return found
 
 
 def batch_invariants(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
@@ -183,20 +188,31 @@ def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
     spec_steps, on_spec = expected_trace(workload).steps, _spec_calls(workload)
     before: State | None = None  # None: every snapshot so far is the spec's; `last` is the latest (None: none yet)
     last: tuple[dict[str, Any], list[list[Any]] | None] | None = None
+    blind = False  # a snapshot could not be read: the spec's path is left, and the next is judged as a state alone
     same_so_far = True
     made: dict[str, tuple[Any, Seq]] = {}  # to_state's Seqs, by the rows they were built from
     for got in observed["steps"]:
         k = got["step"]
-        if got.get("after_schedule") is None or got.get("schedule") is None:
+        if got.get("schedule") is None:
             return []
         batch = tuple((s, n) for s, n in got["schedule"])
         spec = spec_steps[k - 1] if k <= len(spec_steps) else None
         same_so_far = same_so_far and spec is not None and list(spec.batch) == list(batch)
         arrivals = tuple(Seq(i, *requests[i]) for i in got["added"])
         for call, key in (("schedule", "after_schedule"), ("update", "after_update")):
-            snap = got.get(key)
-            if snap is None:
+            if key not in got:  # the run stopped at this call
                 return []
+            snap = got[key]
+            if snap is None:  # unreadable (an attribute it gets later): skipped, the rest are judged
+                blind, before, last = True, None, None
+                continue
+            if blind:  # no state before it to judge the call by: the state alone, then on from there
+                found, before = _call(k, call, config, requests, None, batch, snap, got["schedule"],
+                                      spec if same_so_far else None, made=made)
+                blind = False
+                if found is not None:
+                    return [found]
+                continue
             known = on_spec[k - 1] if before is None and same_so_far and k <= len(on_spec) else None
             at = 1 if call == "schedule" else 3
             if known is not None and known[0] == list(got["added"]) and (
@@ -218,16 +234,16 @@ def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
     return []
 
 
-def _call(k: int, call: str, config: Config, requests: dict[str, tuple[int, int]], before: State,
+def _call(k: int, call: str, config: Config, requests: dict[str, tuple[int, int]], before: State | None,
           batch: tuple[tuple[str, int], ...], snap: Mapping[str, Any], pending: list[list[Any]],
           spec: Any, spec_json: Mapping[str, Any] | None = None,
           made: dict[str, tuple[Any, Seq]] | None = None) -> tuple[Finding | None, State]:
     """Judge the state after one call: the invariants, then num_tokens, then every field against the spec's
     (`spec_json`: the spec's state after the call as snapshot_to_json gives it, when already made; `made`:
-    to_state's)."""
+    to_state's). No state `before` (the last snapshot could not be read): the state invariants alone."""
     after = to_state(config, requests, snap, pending if call == "schedule" else None, made)
-    violations = given(check_step(before, batch, after) + (check_all_finished(after) if call == "update" else []),
-                       snap)
+    changed = check_step(before, batch, after) if before is not None else check_state(after)
+    violations = given(changed + (check_all_finished(after) if call == "update" else []), snap)
     if violations:
         v = most_specific(violations)
         return Finding("invariants", v.invariant, k, call, f"after step {k} {call}(): {v.message}",

@@ -25,6 +25,7 @@ STATUS_MAX = 64  # characters of a status name
 TEXT_MAX = 2000  # characters of an exception message or note
 QUEUES = ("waiting", "running", "finished")
 NUMBERS = ("blocks_used", "num_preemptions")
+NO_REASONS: dict[str, str] = {}  # a row whose every field was read
 ALL_QUEUES, QUEUE_SET = list(QUEUES), frozenset(QUEUES)  # a snapshot's "same" when no queue changed
 CALLS = frozenset({"create", "schedule", "update"})  # and "add(<repr of an added seq_id>)"
 STOPS = ("done", "bound", "error")
@@ -256,6 +257,10 @@ class Snapshots:
         if len(self.read_seqs) < len(self.rows):
             for seq_id in self.rows.keys() - self.read_seqs.keys():
                 self.read_seqs[seq_id] = frozenset(self.row_missing.get(seq_id, ()))
+        for seq_id in sent:  # a field a sequence lacked and has now is read: gone again later, it broke
+            lacked = self.read_seqs.get(seq_id)
+            if lacked and len(lacked) > len(still := self.row_missing.get(seq_id, NO_REASONS)):
+                self.read_seqs[seq_id] = lacked.intersection(still)
         return {"blocks_used": numbers[0], "num_preemptions": numbers[1], "waiting": self.queues["waiting"],
                 "running": self.queues["running"], "finished": self.queues.get("finished"), "seqs": self.seqs}
 

@@ -21,7 +21,8 @@ NEG_BIG = -BIG
 COUNT = "a count of schedule()'s dict"
 API_TYPES = {"waiting": "deque", "running": "list", "finished": "list", "update()'s result": "list",  # docs/api.md
              "schedule()'s result": "dict", "output": "list", "status": "SequenceStatus",
-             COUNT: "int"}  # others: read, and noted
+             COUNT: "int", **dict.fromkeys(("blocks_used", "num_preemptions", "num_computed", "num_tokens",
+                                            "num_blocks"), "int")}  # others: read, and noted
 UNREADABLE = "cannot read "  # how a reason in a snapshot's "missing" starts when the attribute is there but unreadable
 MARGIN = 16  # items a queue may give beyond the sequences added before reading stops: more is a finding, not a wait
 OUTPUT_MAX = 1 << 16  # tokens read of an output that is no list, deque or tuple; the corpus's longest has 489
@@ -66,6 +67,20 @@ def count_int(value: Any, what: str, noted: dict[str, str]) -> int:
     t = _type(value)
     if t is not int and t is not bool and _issubclass(t, int):
         note(noted, COUNT, value)
+        value = _int_value(value)
+    return exact_int(value, what)
+
+
+def state_int(value: Any, what: str, attr: str, noted: dict[str, str] = NOTED) -> int:
+    """A white-box count (blocks_used, num_preemptions, a Sequence's num_computed, num_tokens or num_blocks): an int;
+    a subclass of int (bool is not) or a float that is a whole number, read by its value and noted, since the
+    value is what the rules speak of; else, as exact_int, unreadable."""
+    t = _type(value)
+    if t is float and value - value == 0 and float.is_integer(value):  # finite (inf - inf is nan) and whole
+        note(noted, attr, value)
+        value = int(value)
+    elif t is not int and t is not bool and _issubclass(t, int):
+        note(noted, attr, value)
         value = _int_value(value)
     return exact_int(value, what)
 
@@ -250,12 +265,12 @@ def status_name(status: Any, members: tuple[tuple[object, str], ...], what: str,
     return own[:64]  # type: ignore[no-any-return]
 
 
-def read_field(seq: Any, name: str, seq_id: str) -> object:
+def read_field(seq: Any, name: str, seq_id: str, noted: dict[str, str] = NOTED) -> object:
     if name == "status":
-        return status_name(seq.status, status_members(_type(seq)), seq_id)
+        return status_name(seq.status, status_members(_type(seq)), seq_id, noted)
     if name == "output":
-        return read_output(seq, seq_id)
-    return exact_int(getattr(seq, name), f"{seq_id}.{name}")
+        return read_output(seq, seq_id, noted)
+    return state_int(getattr(seq, name), f"{seq_id}.{name}", name, noted)
 
 
 def take_notes() -> dict[str, dict[str, str]]:
@@ -265,12 +280,13 @@ def take_notes() -> dict[str, dict[str, str]]:
     return notes
 
 
-def read_fields(seq: Any, seq_id: str, attempt: Callable[[Callable[[], object], str, dict[str, str]], object]
-                ) -> tuple[list[object], dict[str, str]]:
+def read_fields(seq: Any, seq_id: str, attempt: Callable[[Callable[[], object], str, dict[str, str]], object],
+                noted: dict[str, str] = NOTED) -> tuple[list[object], dict[str, str]]:
     """A row read again field by field, each in its own attempt, so that the unreadable fields are named (the
     first reading, in snapshot(), reads them together and fails as a whole)."""
     why: dict[str, str] = {}
-    row = [attempt(lambda n=name: read_field(seq, n, seq_id), name, why) for name in SEQ_FIELDS]  # type: ignore[misc]
+    row = [attempt(lambda n=name: read_field(seq, n, seq_id, noted), name, why)  # type: ignore[misc]
+           for name in SEQ_FIELDS]
     return row, why
 
 
@@ -295,6 +311,7 @@ def reason(e: BaseException) -> str:
     return str(e)[:200] if _issubclass(_type(e), SubmissionProtocolError) else "{}: {}".format(*describe(e))
 
 
+UNORDERED = "finished is a set, which has no finishing order to read (docs/api.md says list): not given"
 MISSING_KEY = ("missing",)  # where `sent` keeps the reasons last sent (a tuple never equals a seq_id)
 WHY, TOLD = "why", ("told",)  # `sent`'s keys for a sequence's reasons last sent, and every reason text sent so far
 
@@ -310,7 +327,8 @@ def told(text: str, sent: dict[object, Any]) -> str | int:
     return index
 
 
-def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, Any]) -> dict[str, object]:
+def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, Any],
+             catch: type[BaseException] = BaseException, noted: dict[str, str] = NOTED) -> dict[str, object]:
     """Read the white-box attributes that exist; each unreadable one is named in "missing", sent only when the
     reasons differ from the ones last sent (none: no "missing" at all).
 
@@ -318,7 +336,11 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, Any]) ->
     when it differs from the one last sent (``sent``, per workload, keyed by seq_id or ("queue", name)); a
     queue read but not sent is named in "same", and the parent carries it forward like a row. A sent row's
     reasons ("seq_missing") are sent only when they differ from the ones last sent for its sequence, each text
-    once a workload and then by its index (told).
+    once a workload and then by its index (told). `catch`: what a read may raise and be named for (check's
+    adapter reads in its own process, where a time limit's exception must pass); `noted`: where the notes go.
+
+    A `finished` kept in a set has no finishing order to read: it is not given, as if missing (the invariants are
+    judged without it, conformance/checks/whitebox.py to_state).
     """
     snap: dict[str, object] = {}
     missing: dict[str, str] = {}
@@ -326,21 +348,24 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, Any]) ->
     def attempt(read: Callable[[], object], name: str, why: dict[str, str]) -> object:
         try:
             return read()
-        except BaseException as e:  # noqa: BLE001 - a property may raise anything, even SystemExit
+        except catch as e:  # a property may raise anything, even SystemExit
             why[name] = reason(e)
         return None
 
     for name in ("blocks_used", "num_preemptions"):  # what attempt() does, written out: this runs at every call
         try:
-            snap[name] = exact_int(getattr(sched, name), name)
-        except BaseException as e:  # noqa: BLE001 - a property may raise anything, even SystemExit
+            snap[name] = state_int(getattr(sched, name), name, name, noted)
+        except catch as e:  # a property may raise anything, even SystemExit
             missing[name] = reason(e)
     same = []
     for queue in ("waiting", "running", "finished"):
         key = ("queue", queue)  # a tuple never equals a seq_id
         try:
-            ids: Any = read_ids(getattr(sched, queue), queue, seqs)
-        except BaseException as e:  # noqa: BLE001
+            value = getattr(sched, queue)
+            if queue == "finished" and _issubclass(_type(value), (set, frozenset)):
+                raise SubmissionProtocolError(UNORDERED)
+            ids: Any = read_ids(value, queue, seqs, noted)
+        except catch as e:
             missing[queue] = reason(e)
             sent.pop(key, None)
             continue
@@ -356,15 +381,15 @@ def snapshot(sched: object, seqs: dict[str, object], sent: dict[object, Any]) ->
         before = sent.get(seq_id)
         try:  # the row's fields read together, once; this runs for every sequence at every call
             nc, nt, nb, status = seq.num_computed, seq.num_tokens, seq.num_blocks, seq.status
-            status = status_name(status, status_members(_type(seq)), seq_id)
-            out = output_items(seq.output, seq_id, NOTED, None if before is None else before[4])
+            status = status_name(status, status_members(_type(seq)), seq_id, noted)
+            out = output_items(seq.output, seq_id, noted, None if before is None else before[4])
             if _type(nc) is _type(nt) is _type(nb) is int and NEG_BIG < nc < BIG and NEG_BIG < nt < BIG \
                     and NEG_BIG < nb < BIG:
                 row, why = [nc, nt, nb, status, out], NO_REASONS
-        except BaseException:  # noqa: BLE001, S110 - a property may raise anything: read again field by field
+        except catch:  # a property may raise anything: read again field by field
             pass
         if row is None:
-            row, why = read_fields(seq, seq_id, attempt)
+            row, why = read_fields(seq, seq_id, attempt, noted)
         if before != row:
             rows[seq_id] = wire_row(before, row)
             sent[seq_id] = row

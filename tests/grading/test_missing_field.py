@@ -139,4 +139,5 @@ def test_every_missing_scheduler_attribute_is_named_in_checks_note(tmp_path: Pat
     path.write_text(text)
     observed = drivers.run_workload(LATE, load_target(str(path)))
     assert observed["white_box_error"] is None
-    assert "no attribute 'num_preemptions', 'finished'" in observed["note"], observed["note"]
+    assert all(f"no attribute {name!r}" in observed["note"] for name in ("num_preemptions", "finished")), \
+        observed["note"]

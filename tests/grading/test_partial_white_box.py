@@ -17,6 +17,7 @@ import pytest
 from conformance import drivers
 from conformance.adapters import load_target
 from conformance.checks import whitebox
+from conformance.checks.workload import probe_white_box
 from conformance.grading.observe import observed_trace
 from conformance.observed import PARTLY
 from conformance.sandbox.run import run_in_sandbox
@@ -66,6 +67,26 @@ BUGS: dict[str, tuple[Callable[[str], str], str]] = {
     # a finished sequence, out of running, shows status RUNNING (black box: the same)
     "finished stays RUNNING": (lambda t: sub(t, r"(\n( {16})self\.blocks_used -= freed\n)",
                                              r"\1\2for s in done:\n\2    s.status = _RUNNING\n", 1), "I6"),
+}
+# values it gives in a form docs/api.md does not name, or only from some point on
+SHOWS: dict[str, Callable[[str], str]] = {
+    # finished kept in a set: no finishing order to read (before: U.finish on most runs, in both)
+    "finished in a set": lambda t: sub(sub(t, r"self\.finished: list\[Sequence\] = \[\]", "self.finished = set()", 1),
+                                       r"finished\.append\(seq\)", "finished.add(seq)", 1),
+    # block counts kept as floats, whole numbers: read by their value (before: the grader took them for missing,
+    # its white-box checks were skipped, and a white-box bug cost nothing there)
+    "num_blocks a float": lambda t: sub(t, r"self\.num_blocks = 0  #", "self.num_blocks = 0.0  #", 1),
+    # running read from the first update() on: the first snapshots are skipped, the rest judged (before: check's
+    # probe turned white box off for the whole check, and the grader stopped judging at the first)
+    "running from the first update": lambda t: sub(sub(sub(t, r"self\.running\b", "self._running", 5),
+                                                       r"\n        self\._batch = None\n        running = ",
+                                                       "\n        self._batch = None\n        self._updated = True"
+                                                       "\n        running = ", 1),
+                                                   r"\n    def update\(self\)",
+                                                   "\n    @property\n    def running(self):\n"
+                                                   "        if not getattr(self, '_updated', False):\n"
+                                                   "            raise AttributeError('running')\n"
+                                                   "        return self._running\n\n    def update(self)", 1),
 }
 CASES = [("num_preemptions", "blocks_used lags"), ("num_blocks", "blocks_used lags"), ("status", "blocks_used lags"),
          ("blocks_used", "finished keeps num_blocks"), ("finished", "finished stays RUNNING"),
@@ -135,3 +156,61 @@ def test_a_field_every_sequence_lacks_costs_its_reason_once_in_the_report(tmp_pa
     assert got.status == "ok", got.cause
     observed = observed_trace(run, got)
     assert (observed["note"] or "").startswith(PARTLY) and whitebox.invariants(run, observed) == []
+
+
+def shown(tmp_path: Path, shows: str, bug: str | None) -> Path:
+    text = IMPL.read_text()
+    if bug is not None:
+        text = BUGS[bug][0](text)
+    path = tmp_path / "p07_scheduler.py"
+    path.write_text(SHOWS[shows](text))
+    return path
+
+
+def both_commands(path: Path) -> list[tuple[str, list[whitebox.Finding]]]:
+    """The invariants check's findings on every workload by check (its own choice of white box included) and by
+    the grader."""
+    factory = load_target(str(path))
+    on = probe_white_box(load_target(str(path))).on
+    sandboxed = run_in_sandbox(path, WORKLOADS, LIMITS)
+    return [(command, whitebox.invariants(workload, observed))
+            for workload, got in zip(WORKLOADS, sandboxed.workloads, strict=True)
+            for command, observed in (("check", drivers.run_workload(workload, factory, white_box=on)),
+                                      ("grade", observed_trace(workload, got)))]
+
+
+@pytest.mark.parametrize("shows", sorted(SHOWS))
+def test_a_correct_scheduler_that_shows_its_state_so_passes_in_both(tmp_path: Path, shows: str) -> None:
+    for command, found in both_commands(shown(tmp_path, shows, None)):
+        assert found == [], (command, found)
+
+
+@pytest.mark.parametrize("shows", ["num_blocks a float", "running from the first update"])
+def test_a_bug_in_state_shown_so_is_found_in_both(tmp_path: Path, shows: str) -> None:
+    results = both_commands(shown(tmp_path, shows, "blocks_used lags"))
+    for command in ("check", "grade"):
+        assert {f.rule for c, found in results if c == command for f in found} == {"I1"}, (command, results)
+
+
+def test_a_field_that_vanishes_after_it_was_read_is_a_finding_even_if_it_came_late(tmp_path: Path) -> None:
+    """num_blocks missing until a sequence first computes, read while it runs, gone once it finishes (where the bug
+    'a finished sequence keeps its blocks' would show): before, a field a sequence lacked at its first reading was
+    never taken for read, so it could vanish later unseen."""
+    text = sub(BUGS["finished keeps num_blocks"][0](IMPL.read_text()), r"\b(seq|head|victim|q|s)\.num_blocks\b",
+               r"\1.held_", 12)
+    text = text.replace('"num_computed", "num_blocks", "status")', '"num_computed", "held_", "status")').replace(
+        "self.num_blocks = 0  # KV blocks held", "self.held_ = 0  # KV blocks held")
+    text = text.replace("    @property\n    def num_tokens(self)",
+                        "    @property\n    def num_blocks(self):\n"
+                        "        if self.status is _FINISHED or self.num_computed == 0 and not self.output:\n"
+                        "            raise AttributeError('num_blocks')\n"
+                        "        return self.held_\n\n    @property\n    def num_tokens(self)", 1)
+    path = tmp_path / "p07_scheduler.py"
+    path.write_text(text)
+    factory = load_target(str(path))
+    sandboxed = run_in_sandbox(path, WORKLOADS, LIMITS)
+    for workload, got in zip(WORKLOADS, sandboxed.workloads, strict=True):
+        for command, observed in (("check", drivers.run_workload(workload, factory)),
+                                  ("grade", observed_trace(workload, got))):
+            error = observed["white_box_error"]
+            assert error is not None and "after earlier steps read it" in error["message"], (command, observed["note"])

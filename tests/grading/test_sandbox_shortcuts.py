@@ -71,7 +71,7 @@ def first_snapshot(sched: Any, seqs: dict[str, Any], sent: dict[Any, Any]) -> di
         return None
 
     for name in ("blocks_used", "num_preemptions"):
-        value = attempt(lambda n=name: readers.exact_int(getattr(sched, n), n), name, missing)
+        value = attempt(lambda n=name: readers.state_int(getattr(sched, n), n, n), name, missing)
         if value is not None:
             snap[name] = value
     same = []
@@ -85,15 +85,18 @@ def first_snapshot(sched: Any, seqs: dict[str, Any], sent: dict[Any, Any]) -> di
         else:
             snap[queue] = sent[key] = ids
     rows: dict[str, object] = {}
-    seq_missing: dict[str, dict[str, str]] = {}
+    seq_missing: dict[str, dict[str, str | int]] = {}
     for seq_id, seq in seqs.items():
         row, why = first_read_row(seq, seq_id, attempt)
         before = sent.get(seq_id)
         if before != row:
             rows[seq_id] = readers.wire_row(before, row)
             sent[seq_id] = row
-            if why:
-                seq_missing[seq_id] = why
+            if not why:  # reasons go with a row when they change, each text once a workload (readers.told)
+                sent.pop((readers.WHY, seq_id), None)
+            elif sent.get((readers.WHY, seq_id)) != why:
+                sent[(readers.WHY, seq_id)] = why
+                seq_missing[seq_id] = {field: readers.told(text, sent) for field, text in why.items()}
     out = {**snap, "seqs": rows, "same": same, "seq_missing": seq_missing}
     if sent.get(readers.MISSING_KEY, {}) != missing:  # the reasons, when they changed
         out["missing"] = sent[readers.MISSING_KEY] = missing
