@@ -76,6 +76,13 @@ SHOWS: dict[str, Callable[[str], str]] = {
     # block counts kept as floats, whole numbers: read by their value (before: the grader took them for missing,
     # its white-box checks were skipped, and a white-box bug cost nothing there)
     "num_blocks a float": lambda t: sub(t, r"self\.num_blocks = 0  #", "self.num_blocks = 0.0  #", 1),
+    # num_blocks read through a table a sequence joins when admitted: KeyError before (check took it for a broken
+    # field once another sequence's was read), and int(None), a TypeError, in the same place (a finding in check)
+    "num_blocks raises KeyError while never admitted": lambda t: _held(t, "raise KeyError(self.seq_id)"),
+    "num_blocks raises TypeError while never admitted": lambda t: _held(t, "return int(None)"),
+    # num_tokens a plain method, no property: not a count, so missing (a finding in check before)
+    "num_tokens a method": lambda t: sub(t, r"    @property\n    def num_tokens\(self\)", "    def num_tokens(self)",
+                                         1),
     # running read from the first update() on: the first snapshots are skipped, the rest judged (before: check's
     # probe turned white box off for the whole check, and the grader stopped judging at the first)
     "running from the first update": lambda t: sub(sub(sub(t, r"self\.running\b", "self._running", 5),
@@ -88,6 +95,16 @@ SHOWS: dict[str, Callable[[str], str]] = {
                                                    "            raise AttributeError('running')\n"
                                                    "        return self._running\n\n    def update(self)", 1),
 }
+def _held(text: str, before_admitted: str) -> str:
+    """impl whose num_blocks is a property that does `before_admitted` for a sequence that never ran."""
+    text = LACKS["num_blocks"](text)
+    return sub(text, r"    @property\n    def num_tokens\(self\)",
+               "    @property\n    def num_blocks(self):\n"
+               "        if self.status is _WAITING and self.num_computed == 0 and not self.output:\n"
+               f"            {before_admitted}\n"
+               "        return self.held_\n\n    @property\n    def num_tokens(self)", 1)
+
+
 CASES = [("num_preemptions", "blocks_used lags"), ("num_blocks", "blocks_used lags"), ("status", "blocks_used lags"),
          ("blocks_used", "finished keeps num_blocks"), ("finished", "finished stays RUNNING"),
          ("num_preemptions", "finished stays RUNNING")]
