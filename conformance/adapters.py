@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
+from conformance.limits import RAISED
 from conformance.retention import Kept
 from conformance.sandbox import protocol, readers
 from conformance.sandbox.keep import Keeper
@@ -236,9 +237,9 @@ def load_file(path: Path, name: str) -> ModuleType:
     sys.path.insert(0, folder)  # a submission may import helpers that sit beside it
     try:
         spec.loader.exec_module(module)
-    except Exception as e:
+    except RAISED as e:  # sys.exit() at import too: the submission does not load, check goes on to say so
         del sys.modules[name]
-        raise LoadError(f"importing {str(path)!r} raised {type(e).__name__}: {e}") from None
+        raise LoadError("importing {!r} raised {}: {}".format(str(path), *readers.describe(e))) from None
     finally:
         sys.path.remove(folder)
     return module
@@ -256,7 +257,7 @@ def load_module(target: str) -> ModuleType:
     except ImportError as e:
         raise LoadError(f"cannot import {target!r} ({e}); pass a file path ending in .py, a dotted module "
                         "name on sys.path, 'spec' or 'impl'") from None
-    except Exception as e:
+    except RAISED as e:
         raise LoadError(f"importing {target!r} raised {type(e).__name__}: {e}") from None
 
 

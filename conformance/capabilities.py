@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from conformance.adapters import Factory
 from conformance.catalog import BY_NAME
 from conformance.checks.checkers import Finding
+from conformance.limits import RAISED
 from spec.model import POLICIES, SETTINGS, Config, Policy, Sample
 from spec.trace import Workload
 
@@ -153,6 +154,6 @@ def declared(factory: Callable[[Config, Sample], object]) -> Capabilities:
     when making it fails: that failure is the checks' finding, on every workload)."""
     try:
         sut = factory(Config(4, 2, 2, 4), lambda seq_id, output: 0)
-    except Exception:
+    except RAISED:
         return DEFAULT_CAPABILITIES
     return capabilities_of(sut)

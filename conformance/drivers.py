@@ -16,9 +16,9 @@ from typing import Any, cast
 from conformance.adapters import Factory, SchedulerUnderTest, SnapshotError
 from conformance.capabilities import capabilities_of
 from conformance.checks.checkers import expected_trace
-from conformance.limits import RUN_SECONDS, CallTimeout, note_hung, time_limit
+from conformance.limits import RAISED, RUN_SECONDS, STOPPED, CallTimeout, note_hung, time_limit
 from conformance.observed import PARTLY, begun, white_box_note
-from conformance.sandbox.readers import broke
+from conformance.sandbox.readers import broke, describe
 from spec.feasible import liveness_bound
 from spec.loop import Steps, changed_by_caller
 from spec.trace import Request, Workload, workload_to_json
@@ -132,7 +132,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
 
     try:
         sut: SchedulerUnderTest = factory(workload.config, sample)
-    except (Exception, CallTimeout) as e:  # the submission's constructor raised
+    except STOPPED as e:  # the submission's constructor raised
         return fail(raised(e)[0], str(e))
     idle_calls = capabilities_of(sut).idle_schedule  # a malformed declaration stops the run (CapabilityError)
     run: Steps[Request] = Steps(workload.requests, lambda r: r.arrival, lambda r: r.seq_id, run_cap(workload))
@@ -182,7 +182,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
             if white_box and observed["white_box_error"] is None:
                 record["after_update"] = _snapshot(sut, observed, step, call, read)
                 read = read or record["after_update"] is not None
-        except (Exception, CallTimeout) as e:  # the submission raised or hung: a finding, never a suite crash
+        except STOPPED as e:  # the submission raised or hung: a finding, never a suite crash
             return fail(*raised(e))
     if not run.done:
         capped = step_capped(workload, step)
@@ -192,7 +192,7 @@ def _run(workload: Workload, factory: Factory, white_box: bool, mutate_results: 
         observed["stop"] = "bound"
     try:
         outputs = sut.outputs()
-    except Exception:
+    except RAISED:
         outputs = None
     observed["outputs"] = None if outputs is None else {k: list(v) for k, v in sorted(outputs.items())}
     return observed
@@ -202,11 +202,13 @@ RESERVED_KINDS = ("bad_result", "CallTimeout")  # error kinds the drivers give; 
 
 
 def raised(e: BaseException) -> tuple[str, str]:
-    """The error record's kind and message for an exception from the submission (or a timeout)."""
+    """The error record's kind and message for an exception from the submission (or a timeout), read as the sandbox's
+    child reads it (readers.describe): the submission's __str__, __len__ or __bool__ on its message are never
+    trusted further than that."""
     if isinstance(e, CallTimeout):
         return "CallTimeout", str(e) or repr(e)
-    name = type(e).__name__
-    return (f"{name} (raised)" if name in RESERVED_KINDS else name), str(e) or repr(e)
+    name, message = describe(e)
+    return (f"{name} (raised)" if name in RESERVED_KINDS else name), message or f"{name}()"
 
 
 def out_of_time(observed: dict[str, Any]) -> bool:

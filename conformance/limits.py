@@ -40,8 +40,17 @@ RETRY_SECONDS = 0.05  # once a limit has passed, the time-out is raised again th
 HOLD_BACK = 2  # ticks in a row a time-out waits for a callback to return before it is raised inside it
 
 
+# What code of a submission run in this process may raise and be named for, as the sandbox's child names anything:
+# SystemExit (sys.exit) and GeneratorExit too, which are no Exception; not KeyboardInterrupt, the person running
+# check pressing Ctrl-C, nor this module's own CallTimeout and HangLimit, each handled where it is raised.
+RAISED: tuple[type[BaseException], ...] = (Exception, SystemExit, GeneratorExit)
+
+
 class CallTimeout(BaseException):
     """The run did not end within its limit (a BaseException, so a submission's `except Exception` cannot hide it)."""
+
+
+STOPPED: tuple[type[BaseException], ...] = (*RAISED, CallTimeout)  # a call that raised, or ran out of time
 
 
 class HangLimit(BaseException):

@@ -32,8 +32,8 @@ from conformance.checks import checkers
 from conformance.checks.checkers import Finding
 from conformance.checks.probes import changed, first_difference
 from conformance.drivers import Recorder, batch_pairs, batch_problem, raised, run_workload
+from conformance.limits import RAISED, CallTimeout, time_limit
 from conformance.limits import RUN_SECONDS as DRIVER_SECONDS
-from conformance.limits import CallTimeout, time_limit
 from conformance.observed import begun
 from conformance.retention import Kept
 from spec.feasible import liveness_bound
@@ -117,9 +117,9 @@ class _Lane:
     def guard(self, fn: Callable[[], Any], step: int) -> Any:
         try:
             return fn()
-        except Exception as e:  # the submission raised: recorded, as the driver does
+        except RAISED as e:  # the submission raised: recorded, as the driver does
             self.obs["stop"] = "error"
-            self.obs["error"] = {"step": step, "call": self.call, "kind": raised(e)[0], "message": str(e)}
+            self.obs["error"] = {"step": step, "call": self.call, "kind": raised(e)[0], "message": raised(e)[1]}
             return None
 
     def schedule(self) -> None:

@@ -22,8 +22,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from conformance.adapters import Factory, SchedulerUnderTest, SpecAdapter
 from conformance.capabilities import capabilities_of
 from conformance.checks.whitebox import state_violations
-from conformance.drivers import batch_pairs, batch_problem, finished_ids
-from conformance.limits import RUN_SECONDS, CallTimeout, time_limit
+from conformance.drivers import batch_pairs, batch_problem, finished_ids, raised
+from conformance.limits import RAISED, RUN_SECONDS, CallTimeout, time_limit
 from spec.model import DEFAULT_POLICY, Config, Policy, State
 from spec.rules import add, initial_state, schedule, update
 from spec.trace import Request, Workload, make_workload
@@ -85,8 +85,8 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
                     self.sut = factory(config, _sample)
             except CallTimeout as e:
                 self.fail(f"creating the Scheduler did not return: {e}")
-            except Exception as e:  # the submission's constructor: a finding
-                self.fail(f"creating the Scheduler raised {e!r}")
+            except RAISED as e:  # the submission's constructor: a finding
+                self.fail("creating the Scheduler raised {}: {}".format(*raised(e)))
             self.idle_calls = capabilities_of(self.sut).idle_schedule
 
         @rule(prompt_len=st.integers(1, 8), max_tokens=st.integers(1, 4))
@@ -107,8 +107,8 @@ def lockstep_machine(factory: Factory, white_box: bool, found: list[Workload],
                     return fn(self.sut)
             except CallTimeout as e:  # however the call ended once its time had passed (limits.TimeLimit)
                 self.fail(f"step {self.steps}: {what} did not return: {e}")
-            except Exception as e:  # only the submission runs in fn: a finding
-                self.fail(f"step {self.steps}: {what} raised {type(e).__name__}: {e}")
+            except RAISED as e:  # only the submission runs in fn: a finding
+                self.fail("step {}: {} raised {}: {}".format(self.steps, what, *raised(e)))
 
         @rule()
         def step(self) -> None:

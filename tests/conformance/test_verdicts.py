@@ -75,3 +75,24 @@ def test_verdict_precedence(status, verdict):
     assert report.verdict == verdict
     report.error = "Traceback ..."
     assert report.verdict == "ERROR"
+
+
+RAISES = {
+    "SystemExit": "        raise SystemExit(3)\n",  # sys.exit() in a call: it ended check itself
+    "GeneratorExit": "        raise GeneratorExit('closed')\n",
+    "a message whose length is negative": (  # printing it raised inside the report: check crashed with a traceback
+        "        class Odd(str):\n            def __len__(self):\n                return -1\n"
+        "        class Arg:\n            def __str__(self):\n                return Odd('odd')\n"
+        "        raise RuntimeError(Arg())\n"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(RAISES))
+def test_whatever_a_submission_raises_in_process_is_a_finding(tmp_path, how):
+    p = tmp_path / "raises.py"
+    p.write_text("from impl.scheduler import Scheduler as Base, Sequence, SequenceStatus\n\n"
+                 "class Scheduler(Base):\n"
+                 "    def schedule(self):\n" + RAISES[how])
+    report = suite.run(str(p), TINY, families=CORPUS)
+    assert report.verdict == "FAIL" and report.error is None, report.error
+    assert report.checks["hygiene"].counterexample.finding.rule == "H.raised"
