@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
-from conformance.observed import PARTLY, white_box_note
+from conformance.observed import OPTIONAL_NAMES, PARTLY, white_box_note
 from conformance.retention import KINDS, Kept
 from conformance.sandbox.keep import FIELDS, REPORTED, SHOWN_MAX
 from conformance.sandbox.readers import broke
@@ -244,7 +244,7 @@ class Snapshots:
         if self.seqs is None:
             made = {i: self.rows[i][1] for i in sorted(self.rows)}
             self.seqs = cast("dict[str, dict[str, Any]]", made) if None not in made.values() else None
-        judged = self.seqs is not None and "waiting" in self.queues and "running" in self.queues
+        judged = self.seqs is not None and all(q in self.queues for q in QUEUES if q not in OPTIONAL_NAMES)
         if why and (self.note is None or not judged and self.note.startswith(PARTLY)):
             self.note = white_box_note(", ".join(f"{a} ({w})" for a, w in why), judged)
         if not judged:
