@@ -744,7 +744,7 @@ ALLOWED: tuple[Allowed, ...] = (
             "the wire adapter's reply timeout (--wire-timeout, default 10 s)"),
     Allowed(GRADING, r"\(60 s, 100, 300 s with", "the submission's budget under the default rubric, a limit"),
     Allowed("docs/sandbox.md", r"every 0\.2 s|every 1/64 s|\(1/64 s, when"
-                               r"|a sleep of 0\.6 s times out|one of\s+0\.4 s in"
+                               r"|a sleep of 0\.6 s times out|one of\s+0\.3 s in"
                                r"|(?:nothing|progress|message) for 0\.5 s"
                                r"|for 0\.5 s(?: of a workload|, or this)"
                                r"|more than 2 s of CPU|\+ 2 s\b|use 2 s per workload|\(\+1 s for"

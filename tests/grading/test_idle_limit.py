@@ -47,5 +47,7 @@ def test_a_sleep_a_tenth_past_the_idle_limit_always_times_out(tmp_path: Path) ->
     assert limits_hit(tmp_path, IDLE_SECONDS + 0.1) == ["idle"] * len(WORKLOADS)  # before: none of them here
 
 
-def test_a_sleep_a_tenth_within_the_idle_limit_never_does(tmp_path: Path) -> None:
-    assert limits_hit(tmp_path, IDLE_SECONDS - 0.1) == [""] * len(WORKLOADS)
+def test_a_sleep_well_within_the_idle_limit_never_does(tmp_path: Path) -> None:
+    """0.2 s within it: a parent starved of its core by a loaded machine samples late, and can see more idleness
+    than there was, never less; the margin is for that."""
+    assert limits_hit(tmp_path, IDLE_SECONDS - 0.2) == [""] * len(WORKLOADS)
