@@ -258,7 +258,7 @@ def load_module(target: str) -> ModuleType:
         raise LoadError(f"cannot import {target!r} ({e}); pass a file path ending in .py, a dotted module "
                         "name on sys.path, 'spec' or 'impl'") from None
     except RAISED as e:
-        raise LoadError(f"importing {target!r} raised {type(e).__name__}: {e}") from None
+        raise LoadError("importing {!r} raised {}: {}".format(target, *readers.describe(e))) from None
 
 
 def adapter_options(adapter: str) -> tuple[str, dict[str, str]]:

@@ -35,7 +35,6 @@ PRECEDENCE: tuple[tuple[str, str], ...] = (
     ("I3", ""),
 )
 STATUSES = {s.name for s in Status}
-SNAPSHOTS = ("after_schedule", "after_update")  # a step's snapshots, in call order
 FIELD_RULES = {"waiting": "I5", "running": "I6", "finished": "U.finish", "blocks_used": "I1",
                "num_preemptions": "P1.preempt", "num_computed": "I3", "num_tokens": "I3", "num_blocks": "I1",
                "status": "I6"}  # the rule a differing field belongs to (output: I4 if tokens were lost, else U.sample)
@@ -155,10 +154,10 @@ def invariants(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
         return [Finding("invariants", "I6", bad["step"], bad["call"], f"after step {bad['step']} {bad['call']}(): "
                         f"{bad['message']}")]
     try:
-        found = _judge(workload, observed)
+        found, skipped = _judge(workload, observed)
     except (KeyError, TypeError, ValueError) as e:
         return [Finding("invariants", "I6", 0, "snapshot", f"the white-box state is inconsistent: {e!r}")]
-    if not found and any(got.get(key, 0) is None for got in observed["steps"] for key in SNAPSHOTS):
+    if not found and skipped:
         return batch_invariants(workload, observed)  # the calls whose state could not be read: what the batches show
     return found
 
@@ -181,37 +180,38 @@ def batch_invariants(workload: Workload, observed: dict[str, Any]) -> list[Findi
     return []
 
 
-def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
-    """Walk the calls; while the submission's snapshots are the spec's, its verdicts are the spec's own (cached)."""
+def _judge(workload: Workload, observed: dict[str, Any]) -> tuple[list[Finding], bool]:
+    """Walk the calls; while the submission's snapshots are the spec's, its verdicts are the spec's own (cached).
+    The first finding, and whether a snapshot was skipped (unreadable) on the way."""
     requests = {r.seq_id: (r.prompt_len, r.max_tokens) for r in workload.requests}
     config = workload.config
     spec_steps, on_spec = expected_trace(workload).steps, _spec_calls(workload)
     before: State | None = None  # None: every snapshot so far is the spec's; `last` is the latest (None: none yet)
     last: tuple[dict[str, Any], list[list[Any]] | None] | None = None
-    blind = False  # a snapshot could not be read: the spec's path is left, and the next is judged as a state alone
+    blind = skipped = False  # blind: the last snapshot could not be read, and the next is judged as a state alone
     same_so_far = True
     made: dict[str, tuple[Any, Seq]] = {}  # to_state's Seqs, by the rows they were built from
     for got in observed["steps"]:
         k = got["step"]
         if got.get("schedule") is None:
-            return []
+            return [], skipped
         batch = tuple((s, n) for s, n in got["schedule"])
         spec = spec_steps[k - 1] if k <= len(spec_steps) else None
         same_so_far = same_so_far and spec is not None and list(spec.batch) == list(batch)
         arrivals = tuple(Seq(i, *requests[i]) for i in got["added"])
         for call, key in (("schedule", "after_schedule"), ("update", "after_update")):
             if key not in got:  # the run stopped at this call
-                return []
+                return [], skipped
             snap = got[key]
             if snap is None:  # unreadable (an attribute it gets later): skipped, the rest are judged
-                blind, before, last = True, None, None
+                blind, skipped, before, last = True, True, None, None
                 continue
             if blind:  # no state before it to judge the call by: the state alone, then on from there
                 found, before = _call(k, call, config, requests, None, batch, snap, got["schedule"],
                                       spec if same_so_far else None, made=made)
                 blind = False
                 if found is not None:
-                    return [found]
+                    return [found], skipped
                 continue
             known = on_spec[k - 1] if before is None and same_so_far and k <= len(on_spec) else None
             at = 1 if call == "schedule" else 3
@@ -228,10 +228,10 @@ def _judge(workload: Workload, observed: dict[str, Any]) -> list[Finding]:
                                       spec if same_so_far else None, made=made)
                 last = None
             if found is not None:
-                return [found]
+                return [found], skipped
             if before is None or known is not None:
                 before, last = None, (snap, got["schedule"] if call == "schedule" else None)
-    return []
+    return [], skipped
 
 
 def _call(k: int, call: str, config: Config, requests: dict[str, tuple[int, int]], before: State | None,

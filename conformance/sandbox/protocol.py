@@ -230,8 +230,19 @@ class Snapshots:
                 elif q not in same:
                     self.queues.pop(q, None)
         numbers = [number(value, name, where) for name in NUMBERS]
+        if changed:
+            self.seqs = None
+        if self.seqs is None:
+            made = {i: self.rows[i][1] for i in sorted(self.rows)}
+            self.seqs = cast("dict[str, dict[str, Any]]", made) if None not in made.values() else None
+        judged = self.seqs is not None and all(q in self.queues for q in QUEUES if q not in OPTIONAL_NAMES)
+        # the reasons, read when the child sent new ones (a field that broke, or is there and unreadable, comes with
+        # them) or the note still has to say them: a field every sequence lacks would sort them at every call
+        told_now = "missing" in value or bool(sent_missing)
+        noting = self.note is None or not judged and self.note.startswith(PARTLY)
         why = (sorted(missing.items()) + sorted((f"{i}.{k}", v) for i, r in self.row_missing.items()
-                                                for k, v in r.items())) if missing or self.row_missing else []
+                                                for k, v in r.items())) \
+            if (told_now or noting) and (missing or self.row_missing) else []
         wrong = next((w for _, w in why if w.startswith(UNREADABLE)), None) if why and self.white_box_error is None \
             else None
         if wrong is None and why and self.white_box_error is None:  # there before, broken now
@@ -239,13 +250,7 @@ class Snapshots:
             wrong = broke(gone[1], gone[0]) if gone is not None else None
         if wrong is not None:
             self.white_box_error = {"step": step, "call": call, "message": wrong}
-        if changed:
-            self.seqs = None
-        if self.seqs is None:
-            made = {i: self.rows[i][1] for i in sorted(self.rows)}
-            self.seqs = cast("dict[str, dict[str, Any]]", made) if None not in made.values() else None
-        judged = self.seqs is not None and all(q in self.queues for q in QUEUES if q not in OPTIONAL_NAMES)
-        if why and (self.note is None or not judged and self.note.startswith(PARTLY)):
+        if why and noting:
             self.note = white_box_note(", ".join(f"{a} ({w})" for a, w in why), judged)
         if not judged:
             if self.note is None:
