@@ -301,8 +301,8 @@ def _given(v: Violation, snap: Mapping[str, Any]) -> Violation | None:
         return replace(v, message=f"{v.seq_id} is in neither waiting nor running, yet its status is {v.actual} "
                                   "(the Scheduler gives no finished queue: a sequence in neither is finished)")
     if v.invariant == "I1" and v.seq_id is None and snap["blocks_used"] is None:
-        return replace(v, message=f"running sequences hold {v.actual} blocks, more than num_blocks "
-                                  f"{str(v.expected)[3:]} (the Scheduler gives no blocks_used)")
+        return replace(v, message=f"running sequences hold {v.actual} blocks, expected {v.expected} (the Scheduler "
+                                  "gives no blocks_used)")
     return v
 
 
