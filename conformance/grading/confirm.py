@@ -73,7 +73,10 @@ def confirmed(path: Path, limits: Limits, cases: Sequence[Case], runs: Sequence[
     reproduced = set()
     for i, (case, start) in moved.items():
         verdict = observed.judge(case, start)
-        reproduced |= {c for c in tried[i] if verdict.get(c) is not None}
+        if any(result.workloads[j].hung for j in _parts(case, start)):  # out of time, or never run (the budget
+            reproduced |= set(tried[i])  # spent): inconclusive, so the failures stand, as in check (fresh.py)
+        else:
+            reproduced |= {c for c in tried[i] if verdict.get(c) is not None}
     history = {c for cs in tried.values() for c in cs} - reproduced
     if not history:
         return verdicts

@@ -33,7 +33,7 @@ from conformance.grading.feedback import (
     submitted_command,
 )
 from conformance.grading.heldout import held_out_cases, held_out_seed, submission_bytes, submission_key
-from conformance.grading.observe import HELD_OUT, Case, Joined, Observations, explored
+from conformance.grading.observe import HELD_OUT, Case, Joined, Observations, cut_short, explored
 from conformance.grading.outputs import Grade, ItemResult
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import held_out_notes, in_scope, run_notes, score_item
@@ -301,6 +301,7 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
             parts.append((held, held_runs, run_corpus_sandboxed(entry.module, held, held_runs, rubric)))
     cases: tuple[Case, ...] = ()
     verdicts: list[dict[str, Finding | None]] = []
+    missed: list[dict[str, str]] = []  # by case: the checks it fails only for a run never reached (not replayable)
     ran: tuple[WorkloadResult, ...] = ()
     views: list[Observations] = []
     for part, part_runs, part_result in parts:
@@ -310,14 +311,18 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
             judged = confirmed(entry.module, limits_for(rubric), part, part_runs, judged)
         cases, ran, views = cases + part, ran + part_result.workloads[:len(part)], [*views, view]
         verdicts += judged
+        missed += [view.not_reached(c, i, v) for i, (c, v) in enumerate(zip(part, judged, strict=True))]
     observed = Joined(views, [len(part) for part, _, _ in parts])
     command = submitted_command(entry.module)  # a wire program's: every rerun line names it
-    items = tuple(score_item(item, rubric, cases, verdicts, ran, observed, command) for item in rubric.items)
+    items = tuple(score_item(item, rubric, cases, verdicts, missed, ran, observed, command) for item in rubric.items)
     public_view = views[0]
     notes = run_notes(rubric, result) + held_out_notes([r for _, _, r in parts[1:]]) + public_view.notes()
     # what the student is shown comes from the public cases: a held-out case's text is the submission's own
-    failing = [(c, observed[i], v) for i, (c, v) in enumerate(zip(cases, verdicts, strict=True))
-               if (any(v.values()) or ran[i].status != "ok") and HELD_OUT not in c.tags]
+    # ... and from what ran: a finding that rests on a run never reached replays nothing (Observations.not_reached)
+    replayable = [{k: f for k, f in v.items() if k not in m} for v, m in zip(verdicts, missed, strict=True)]
+    failing = [(c, observed[i], found) for i, (c, found) in enumerate(zip(cases, replayable, strict=True))
+               if HELD_OUT not in c.tags and cut_short(ran[i]) is None
+               and (any(found.values()) or ran[i].status != "ok")]
     counterexample, replay = "", None
     diagnosis: tuple[str, ...] = ()
     if failing:  # smallest first: the counterexample, and the cases the diagnosis reruns every known bug on

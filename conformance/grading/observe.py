@@ -8,7 +8,7 @@ grader's process, so a verdict never depends on anything the submission computed
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from conformance.checks import checkers, history, probes, whitebox
@@ -72,7 +72,10 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
         stop = "error"
     elif stop == "error":
         e = r.error
-        if category(r) == "timeout":  # the same words whichever limit (wall, CPU) fired first
+        if r.status == "not_run" or cut_short(r) is not None:  # a time-out (it counts as one), in words that say
+            error = {"step": len(steps) + 1, "call": "run", "kind": "CallTimeout",  # it never got its own time
+                     "message": f"did not run to its end: {cut_short(r) or r.cause.removeprefix('not_run: ')}"}
+        elif category(r) == "timeout":  # the same words whichever limit (wall, CPU) fired first
             error = {"step": len(steps) + 1, "call": "run", "kind": "CallTimeout",
                      "message": "did not finish within its time limit (an endless loop, or far too slow)"}
         elif e is not None:
@@ -87,6 +90,17 @@ def observed_trace(workload: Workload, r: WorkloadResult) -> dict[str, Any]:
     note = d.note if d is not None and d.white_box_error is None else None
     return {**begun(workload_to_json(workload), True, steps), "note": note, "outputs": outputs, "stop": stop,
             "error": error, "white_box_error": d.white_box_error if d is not None else None}
+
+
+def cut_short(r: WorkloadResult) -> str | None:
+    """Why run `r` did not get its own time, when a budget (the whole run's, the submission's) was spent before it
+    started or while it ran; None when it ended by itself or at its own limits, or was skipped after too many runs
+    hung (which counts as a time-out of the submission's own, as the runs that hung)."""
+    if r.status == "not_run" and not r.cause.startswith(SKIPPED_AFTER_HANGS):
+        return f"not reached: {r.cause.removeprefix('not_run: ')}"
+    if r.status == "timeout" and r.limit in ("budget", "run"):
+        return f"cut short: {r.cause.removeprefix('timeout: ')}"
+    return None
 
 
 def judge_case(case: Case, observed: dict[str, Any], twin: dict[str, Any] | None,
@@ -105,7 +119,7 @@ def judge_case(case: Case, observed: dict[str, Any], twin: dict[str, Any] | None
     if kept is not None and out["hygiene"] is None and observed["stop"] == "done":
         out["hygiene"] = history.judge_kept(kept)
     if mutated is not None and out["hygiene"] is None:
-        found = probes.judge_fresh_dict(observed, mutated)
+        found = probes.judge_cleared(observed, mutated)  # a hang there is a time-out, as in check
         out["hygiene"] = found[0] if found else None
     if pair is not None and out["hygiene"] is None:
         found = history.judge_instances(history.other_workload(case.workload), observed, *pair)
@@ -242,6 +256,28 @@ class Observations:
             out["hygiene"] = self.hung_together(case.paired, [index, case.alone],
                                                 "with a second instance interleaved call by call")
         return out
+
+    def not_reached(self, case: Case, index: int, verdict: dict[str, Finding | None]) -> dict[str, str]:
+        """The checks `verdict` fails only because a run of the case was never reached, each with why. The case
+        still fails them (a submission that spends its budget earns nothing for what it did not run), but it is
+        no counterexample: replayed, it shows nothing. When the case's own run was reached, a check fails for
+        want of a probe's run if the case, judged without the probe runs never reached, passes it."""
+        failing = [c for c, f in verdict.items() if f is not None]
+        own = cut_short(self.results[index])
+        if own is not None or not failing:
+            return dict.fromkeys(failing, own) if own is not None else {}
+        probed = (case.twin, case.mutated, case.paired, case.alone)
+        missed = [i for i in probed if i is not None and cut_short(self.results[i]) is not None]
+        if not missed:
+            return {}
+        pair_missed = case.paired in missed or case.alone in missed
+        blind = replace(case, twin=None if case.twin in missed else case.twin,
+                        mutated=None if case.mutated in missed else case.mutated,
+                        paired=None if pair_missed else case.paired, alone=None if pair_missed else case.alone)
+        again = self._judge(blind, index)
+        why = cut_short(self.results[missed[0]])
+        assert why is not None
+        return {c: why for c in failing if again.get(c) is None}
 
     def hung_together(self, together: int, alone: list[int], what: str, lanes: Sequence[Workload] = ()
                       ) -> Finding | None:

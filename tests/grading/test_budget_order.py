@@ -74,3 +74,8 @@ def test_a_correct_submission_slower_than_its_budget_loses_about_the_same_share_
     # ... and about as many of each item's public cases (in the corpus's order, family by family, 0.19 to 0.43)
     assert max(shares.values()) < 1.5 * min(shares.values()), shares
     assert 0 < grade.score < 100, grade.score
+    # every case it fails, it fails for the budget: none is a counterexample, which would replay a case that passes
+    assert not grade.counterexample and grade.replay is None, grade.counterexample[:500]
+    for item in grade.items:
+        assert "### The smallest failing case" not in item.output, item.output[:2000]
+        assert "not reached: " in item.output or "cut short: " in item.output, item.output[:2000]

@@ -107,12 +107,13 @@ def test_a_case_put_down_to_history_still_fails_every_item_that_named_its_check(
                 {"differential": None, "invariants": None, "hygiene": None}]
     results = tuple(WorkloadResult(i, c.vector_id, "ok", "") for i, c in enumerate(cases))
     observed = [{"steps": [], "error": None, "stop": "done", "outputs": {}} for _ in cases]
-    got = score_item(item, rubric, cases, verdicts, results, observed)
+    got = score_item(item, rubric, cases, verdicts, [{}] * len(cases), results, observed)
     assert (got.vectors_passed, got.vectors_run) == (1, 2) and got.score == item.points / 2
     assert got.failed_checks == ("hygiene",)  # the check blamed, as check's report blames it: a failed item never
     # names no check (it named none here, so a tool matching grade's items to check's failing rows found nothing)
     other = dataclasses.replace(item, checks=("differential",))
-    assert score_item(other, rubric, cases, verdicts, results, observed).vectors_passed == 2  # another check
+    other_item = score_item(other, rubric, cases, verdicts, [{}] * len(cases), results, observed)
+    assert other_item.vectors_passed == 2  # another check
 
 
 def test_the_docs_state_the_confirmation_as_the_code_does() -> None:

@@ -157,11 +157,17 @@ def test_a_wire_worker_s_own_cpu_is_not_the_program_s(tmp_path: Path, monkeypatc
             workers.append(pid)
         return pid
 
-    samples = [0]
+    samples, loaded = [0], [False]
+    real_watch_sample = watch.Child.sample
+
+    def phased(self: watch.Child) -> bool:
+        loaded[0] = self.loaded
+        return real_watch_sample(self)
 
     def busier(pid: int, files: object = None) -> tuple[float, bool, list[tuple[int, list[bytes], int]]]:
         cpu, running, walked = real_sample(pid, files)  # type: ignore[arg-type]
-        samples[0] += 1  # the worker looks 5 s busier at every sample: past any limit within a workload
+        samples[0] += loaded[0]  # once the module is loaded (an import sampled twice would be cut before any
+        # workload: samples come every 1/64 s), the worker looks 5 s busier at every sample: past any workload's limit
         out = []
         for p, fields, parent in walked:
             if workers and p == workers[-1]:
@@ -172,6 +178,7 @@ def test_a_wire_worker_s_own_cpu_is_not_the_program_s(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(watch, "host_pid", remember)
     monkeypatch.setattr(watch, "tree_sample", busier)
+    monkeypatch.setattr(watch.Child, "sample", phased)
     wire = run_in_sandbox(program(tmp_path, ["python3", "scheduler.py"]), [SELF_PREEMPTION], TIGHT)
     assert [w.status for w in wire.workloads] == ["ok"], wire.causes()
     module = run_in_sandbox(ROOT / "impl" / "scheduler.py", [SELF_PREEMPTION], TIGHT)

@@ -198,7 +198,7 @@ def test_an_item_has_the_status_of_its_smallest_failing_case_not_a_timeout_elsew
     results = (WorkloadResult(0, "small", "ok", ""), WorkloadResult(1, "big", "not_run", "not run"))
     observed = [wrong, observed_trace(big.workload, results[1])]
     verdicts = [judge_case(c, o, None, None) for c, o in zip((small, big), observed, strict=True)]
-    result = score_item(item, rubric, (small, big), verdicts, results, observed)
+    result = score_item(item, rubric, (small, big), verdicts, [{}, {}], results, observed)
     assert result.score == 0 and result.status == "failed", result.status
     assert "Case `golden/example2`" in result.output
 

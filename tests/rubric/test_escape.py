@@ -64,7 +64,7 @@ def evil_grade(tmp_path) -> Grade:
     _, from_text = load_error_md(object(), f"exception: ValueError: {EVIL}")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "<img src=x onerror=alert(1)>[a](javascript:x)\x1b.py").write_text("")
-    items = tuple(score_item(i, RUBRIC, (case,), verdicts, results, observed) if in_scope(i, case)
+    items = tuple(score_item(i, RUBRIC, (case,), verdicts, [{}], results, observed) if in_scope(i, case)
                   else ItemResult(i, 0.0, "does not load", md(short)) for i in RUBRIC.items)
     notes = (*run_notes(RUBRIC, SimpleNamespace(workloads=results, stdout_truncated=False, stderr_truncated=False)),
              EVIL)

@@ -108,7 +108,7 @@ def test_an_item_scores_the_lower_of_its_public_and_held_out_pass_rates():
                     for i in range(8)]
         results = tuple(WorkloadResult(i, c.vector_id, "ok", "") for i, c in enumerate(cases))
         observed = [{"steps": []} for _ in cases]
-        return score_item(item, rubric, cases, verdicts, results, observed).score
+        return score_item(item, rubric, cases, verdicts, [{}] * len(cases), results, observed).score
 
     points = item.points
     assert score(0, 0) == points
@@ -126,9 +126,10 @@ def test_a_held_out_case_s_text_never_reaches_the_student():
                 for words in ("public words", "SECRET-h0", "SECRET-h1")]
     results = tuple(WorkloadResult(i, c.vector_id, "ok", "") for i, c in enumerate(cases))
     observed = [{"steps": [], "error": None, "stop": "done", "outputs": {}} for _ in cases]
-    out = score_item(item, rubric, cases, verdicts, results, observed).output
+    out = score_item(item, rubric, cases, verdicts, [{}] * len(cases), results, observed).output
     assert "SECRET" not in out and "public words" in out and "2 held-out cases" in out
-    only_held = score_item(item, rubric, cases[1:], verdicts[1:], results[1:], observed[1:]).output
+    only_held = score_item(item, rubric, cases[1:], verdicts[1:], [{}] * (len(cases) - 1), results[1:],
+                           observed[1:]).output
     assert "SECRET" not in only_held and "Only held-out cases fail" in only_held
     crashed = WorkloadResult(0, "", "exception", "exception: SECRET-cause")
     result = SandboxResult(None, (crashed,), None, "", "", False, False, 0, (), 1, 0, 0.0)  # type: ignore[arg-type]
