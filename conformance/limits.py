@@ -119,6 +119,7 @@ class TimeLimit:
         self._outer: TimeLimit | None = None
         self._hook: Callable[[Any], object] | None = None  # the unraisablehook this limit replaced, if it did
         self._gc_paused = False
+        self._froze = False  # whether this limit froze the heap it found (gc.freeze), to thaw it when it ends
         self._entry: FrameType | None = None  # the frame of the `with` statement: no frame above it is traced
         self._traced: list[FrameType] = []  # frames given _deliver as their trace function
         self._unwinding: set[FrameType] = set()  # traced frames an exception has just reached (_deliver)
@@ -138,6 +139,9 @@ class TimeLimit:
         self._entry = sys._getframe(1)
         if sys.unraisablehook is not _drop_swallowed_timeout:  # else an enclosing limit has set it
             self._hook, sys.unraisablehook = sys.unraisablehook, _drop_swallowed_timeout
+        if self._outer is None and not gc.get_freeze_count():  # a collection inside the block walks only what the
+            gc.freeze()  # block made: a signal waits for the collection it lands in to end, and a checker's heap
+            self._froze = True  # (traces, caches) made one take a second (a sandbox child's is frozen already)
         self._timers = [signal.setitimer(signal.ITIMER_PROF, self.seconds, RETRY_SECONDS),
                         signal.setitimer(signal.ITIMER_REAL, self.seconds * WALL_FACTOR, RETRY_SECONDS)]
         self._armed = True
@@ -207,6 +211,9 @@ class TimeLimit:
         self._entry = None
         if self._gc_paused:
             gc.enable()
+        if self._froze:
+            self._froze = False
+            gc.unfreeze()
 
 
 _ACTIVE: TimeLimit | None = None  # the innermost armed limit: what the signal handler acts on
