@@ -86,7 +86,7 @@ def submission_bytes(path: Path) -> bytes:
         return problem.encode()
     parts = [json.dumps(list(program.argv)).encode()]
     for name, data, executable in program.files:
-        parts += [name.encode(), bytes([executable]), hashlib.sha256(data).digest()]
+        parts += [os.fsencode(name), bytes([executable]), hashlib.sha256(data).digest()]  # as the folder spells it
     return b"\0".join(parts)
 
 

@@ -45,6 +45,8 @@ def entry_identity(entry: Entry) -> str:
         h.update(submission_bytes(entry.module) if entry.module is not None else b"")
     except OSError as e:
         h.update(f"unreadable: {e.strerror}".encode())
+    except Exception as e:  # noqa: BLE001 - made for every entry before any is graded: it must not stop the class
+        h.update(f"unidentified: {type(e).__name__}".encode())  # (a file name that is not UTF-8 raised here)
     return h.hexdigest()
 
 

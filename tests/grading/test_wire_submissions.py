@@ -271,6 +271,32 @@ def test_collect_takes_wire_folders_and_refuses_links_inside_them(tmp_path: Path
     assert "wire protocol" in shown and "p07_scheduler" not in shown
 
 
+def test_a_file_name_that_is_not_utf8_in_a_wire_folder_is_part_of_its_identity_and_runs(tmp_path: Path) -> None:
+    """Before: the held-out key and the class run's identity of the entry encoded file names as UTF-8, and a file
+    named b"notes-\\xff.txt" raised UnicodeEncodeError before any entry was graded: no grade, no summary."""
+    from conformance.grading.batch import grade_all
+    from conformance.grading.records import entry_identity
+    from conformance.grading.rubric import load_rubric
+
+    class_dir = tmp_path / "class"
+    class_dir.mkdir()
+    odd = program(class_dir, ["python3", "scheduler.py"], name="odd")
+    program(class_dir, ["python3", "scheduler.py"], name="plain")
+    with open(os.fsencode(odd) + b"/notes-\xff.txt", "wb") as f:
+        f.write(b"notes\n")
+    entries = {e.name: e for e in collect(class_dir, tmp_path / "work")}
+    assert entries["odd"].module == odd and entries["odd"].problem == ""
+    assert entry_identity(entries["odd"]) != entry_identity(entries["plain"])
+    result = run_in_sandbox(odd, [SELF_PREEMPTION], TIGHT)
+    assert [w.status for w in result.workloads] == ["ok"], result.causes()
+
+    def graded(entry: object, rubric: object) -> object:  # the class run's own steps, not a whole grade
+        raise RuntimeError("graded")
+
+    graded_now = grade_all(list(entries.values()), tmp_path / "out", load_rubric(), graded, progress=None)
+    assert graded_now == 2  # both reached grading (each a grader error here), none lost before it
+
+
 def test_the_childs_wire_protocol_is_the_suites() -> None:
     from conformance.sandbox import wireshim
     from conformance.wire import connection
