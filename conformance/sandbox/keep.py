@@ -12,6 +12,7 @@ Standard library only: in the sandbox it is part of the child's driver, after re
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from conformance.sandbox.readers import (
@@ -42,10 +43,17 @@ class Returned:
         self.step, self.call, self.value, self.copy, self.fields = step, call, value, copy, fields
 
 
+MUTABLE = (dict, list, deque)  # the containers a returned value can change in after its call, read by their own items
+# (docs/api.md allows any container update() returns that reads as a list: a deque kept by the caller changes as a
+# list does; a tuple cannot, and a container of the submission's own class is read once, by the driver, not again)
+
+
 def contents(value: object) -> object:
     """A returned value's contents by its real items (an overridden items() or __iter__ is never called)."""
     if issubclass(type(value), dict):
         return list(dict.items(value))  # type: ignore[arg-type]
+    if issubclass(type(value), deque):
+        return list(deque.__iter__(value))  # type: ignore[arg-type]
     return list(list.__iter__(value)) if issubclass(type(value), list) else value  # type: ignore[arg-type]
 
 
@@ -107,7 +115,7 @@ class Keeper:
         """What reading one returned value again shows: its object returned before, its contents, its Sequences."""
         found: list[dict[str, object]] = []
         head = {"step": r.step, "call": r.call}
-        if issubclass(type(r.value), (dict, list)):
+        if issubclass(type(r.value), MUTABLE):
             earlier = first.setdefault(id(r.value), r)
             if earlier is not r:
                 found.append({**head, "kind": "aliased", "earlier": [earlier.step, earlier.call]})

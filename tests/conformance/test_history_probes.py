@@ -32,6 +32,19 @@ FAULTS = {
                 self.mine[:] = got
                 return self.mine
         """,
+    # ... the same with a deque (docs/api.md: any container that reads as a list)
+    "reuses_update_deque": """
+        import collections
+
+        class Scheduler(Base):
+            def update(self):
+                got = super().update()
+                if not hasattr(self, "mine"):
+                    self.mine = collections.deque()
+                self.mine.clear()
+                self.mine.extend(got)
+                return self.mine
+        """,
     # schedule()'s dict is fresh, but the scheduler writes into it later
     "writes_returned_dict": """
         class Scheduler(Base):
@@ -95,7 +108,8 @@ def write(tmp_path, name):
     return str(p)
 
 
-@pytest.mark.parametrize("name, rule", [("reuses_update_list", "H.retained"), ("writes_returned_dict", "H.retained"),
+@pytest.mark.parametrize("name, rule", [("reuses_update_list", "H.retained"), ("reuses_update_deque", "H.retained"),
+                                        ("writes_returned_dict", "H.retained"),
                                         ("returns_copies", "H.aliased"), ("resets_finished", "H.retained")])
 def test_values_kept_to_the_end_of_the_run_catch_changes_and_aliasing(tmp_path, name, rule):
     factory = load_target(write(tmp_path, name))

@@ -44,8 +44,8 @@ POOL = """
             out.update(got)
             return out
     """
-SOURCES = {**{name: FAULTS[name] for name in ("reuses_update_list", "writes_returned_dict", "returns_copies",
-                                              "resets_finished")}, "dict_pool": POOL}
+SOURCES = {**{name: FAULTS[name] for name in ("reuses_update_list", "reuses_update_deque", "writes_returned_dict",
+                                              "returns_copies", "resets_finished")}, "dict_pool": POOL}
 WORKLOADS = [case_named(name).workload for name in ("example1", "self_preemption")]
 
 

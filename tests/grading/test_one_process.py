@@ -16,6 +16,8 @@ import pytest
 
 from conformance.sandbox.isolation import LEVELS, works
 from conformance.sandbox.run import run_in_sandbox
+from spec.model import Config
+from spec.trace import Request, make_workload
 from tests.grading.test_isolation import FORK_IN_SCHEDULE, THREAD_AT_IMPORT
 from tests.grading.test_sandbox import (
     ARRIVALS,
@@ -181,5 +183,8 @@ def test_a_wire_worker_s_own_cpu_is_not_the_program_s(tmp_path: Path, monkeypatc
     monkeypatch.setattr(watch.Child, "sample", phased)
     wire = run_in_sandbox(program(tmp_path, ["python3", "scheduler.py"]), [SELF_PREEMPTION], TIGHT)
     assert [w.status for w in wire.workloads] == ["ok"], wire.causes()
-    module = run_in_sandbox(ROOT / "impl" / "scheduler.py", [SELF_PREEMPTION], TIGHT)
+    # a run of 2^10 steps: samples land in it even when the parent gets little CPU (a short one may end unsampled)
+    steps = make_workload(Config(2**11, 1, 1, 1), [Request(f"r{i}", 1, 1) for i in range(2**10)], name="steps")
+    samples[0], loaded[0] = 0, False  # as the wire run left them, a sample before the first of this run bumped it
+    module = run_in_sandbox(ROOT / "impl" / "scheduler.py", [steps], TIGHT)
     assert [w.status for w in module.workloads] == ["cpu_limit"], module.causes()
