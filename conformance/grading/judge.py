@@ -12,7 +12,8 @@ import json
 import os
 import random
 import time
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import held_out_notes, in_scope, run_notes, score_item
 from conformance.grading.stateful import machine_cases
 from conformance.grading.tables import markdown_table
-from conformance.sandbox.budget import topped_up
+from conformance.sandbox.budget import reserved, topped_up
 from conformance.sandbox.isolation import LEVELS
 from conformance.sandbox.program import is_wire
 from conformance.sandbox.run import run_in_sandbox
@@ -188,48 +189,115 @@ def with_profile(rubric: Rubric, profile: str) -> Rubric:
 
 def run_corpus_sandboxed(path: Path, cases: tuple[Case, ...], runs: tuple[Workload | PlannedRun, ...],
                          rubric: Rubric) -> SandboxResult:
-    """Run every workload in the sandbox; after max_timeouts hangs the rest count as timeouts, not run.
+    """Run every workload in the sandbox, segment by segment (run_order); in each, after max_timeouts hangs the rest
+    count as timeouts, not run.
 
     The cut depends only on which runs hang, never on how long the others took, so a submission
     that hangs gets the same grade every time, and grading it stays short.
     """
-    order, in_order = ordered(cases, runs)
-    result = run_in_sandbox(path, in_order, replace(limits_for(rubric), max_timeouts=rubric.limits.max_timeouts))
-    by_run = {order[k]: replace(ran, index=order[k]) for k, ran in enumerate(result.workloads)}
-    return replace(result, workloads=tuple(by_run[i] for i in range(len(runs))))
+    plan = ordered(cases, runs)
+    return joined(plan, run_segments(path, plan, rubric), len(runs))
 
 
-_ordered: dict[int, tuple[tuple[Workload | PlannedRun, ...], list[int], tuple[Workload | PlannedRun, ...]]] = {}
+def run_segments(path: Path, plan: Sequence[Segment], rubric: Rubric) -> list[SandboxResult]:
+    """Each segment of `plan` in a sandboxed run of its own (a fresh process), one after another, on one budget."""
+    limits = replace(limits_for(rubric), max_timeouts=rubric.limits.max_timeouts)
+    return [run_in_sandbox(path, segment.runs, limits) for segment in plan]
 
 
-def ordered(cases: tuple[Case, ...], runs: tuple[Workload | PlannedRun, ...]
-            ) -> tuple[list[int], tuple[Workload | PlannedRun, ...]]:
-    """run_order of `runs` and the runs in that order, made once per tuple of runs: the public runs are one tuple
-    for every submission, and the sandbox prepares a tuple's runs once (conformance.sandbox.run.prepared)."""
+def joined(plan: Sequence[Segment], results: Sequence[SandboxResult], count: int) -> SandboxResult:
+    """The sandboxed runs of `plan`'s segments as one, its workloads back in the runs' own order (index i: run i)."""
+    by_run = {i: replace(ran, index=i) for segment, result in zip(plan, results, strict=True)
+              for i, ran in zip(segment.order, result.workloads, strict=True)}
+    first = results[0]
+    return replace(first, workloads=tuple(by_run[i] for i in range(count)),
+                   stdout="".join(r.stdout for r in results), stderr="".join(r.stderr for r in results),
+                   stdout_truncated=any(r.stdout_truncated for r in results),
+                   stderr_truncated=any(r.stderr_truncated for r in results),
+                   output_bytes=sum(r.output_bytes for r in results),
+                   refused_imports=tuple(dict.fromkeys(m for r in results for m in r.refused_imports)),
+                   children=sum(r.children for r in results), survivors=sum(r.survivors for r in results),
+                   seconds=sum(r.seconds for r in results), cpu_seconds=sum(r.cpu_seconds for r in results),
+                   notes=tuple(dict.fromkeys(n for r in results for n in r.notes)))
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Runs made in one sandboxed run, in the order they run: `order` their indices, `runs` the runs."""
+
+    order: tuple[int, ...]
+    runs: tuple[Workload | PlannedRun, ...]
+
+
+_ordered: dict[int, tuple[tuple[Workload | PlannedRun, ...], tuple[Segment, ...]]] = {}
+
+
+def ordered(cases: tuple[Case, ...], runs: tuple[Workload | PlannedRun, ...]) -> tuple[Segment, ...]:
+    """run_order of `runs` as segments, made once per tuple of runs: the public runs are one tuple for every
+    submission, and the sandbox prepares a tuple's runs once (conformance.sandbox.run.prepared)."""
     kept = _ordered.get(id(runs))
     if kept is None or kept[0] is not runs:  # the tuple is held: its id is not reused while it is kept
         if len(_ordered) >= 4:
             _ordered.clear()
-        order = run_order(cases, runs)
-        kept = _ordered[id(runs)] = (runs, order, tuple(runs[i] for i in order))
-    return kept[1], kept[2]
+        plan = tuple(Segment(tuple(order), tuple(runs[i] for i in order)) for order in run_order(cases, runs))
+        kept = _ordered[id(runs)] = (runs, plan)
+    return kept[1]
 
 
-def run_order(cases: tuple[Case, ...], runs: tuple[Workload | PlannedRun, ...]) -> list[int]:
-    """The order the sandbox runs `runs` in: the cases' own runs in a fixed shuffle, then the runs they are compared
-    with (ample-cache twins, fresh-dict probes) in the same order, then the rest as planned (schedulers alive at once
-    come after every run judged on its own: assemble).
+def run_order(cases: tuple[Case, ...], runs: tuple[Workload | PlannedRun, ...]) -> list[list[int]]:
+    """The order the sandbox runs `runs` in, in segments, each a sandboxed run of its own: the runs of the reach
+    tiers' cases apart from the others', as `check` runs its reach stage after the rest. In each, the cases' own runs,
+    then the runs they are compared with (ample-cache twins, fresh-dict probes) in the same order, then the rest as
+    planned (schedulers alive at once come after every run judged on its own: assemble). The reach cases come in
+    classes of size (REACH_CLASSES), each as two segments: its runs alone, then its schedulers alive at once.
+
+    The reach tiers go to 2^64 blocks, tokens and values: a scheduler whose memory or time grows with them (a table
+    of block ids, a bitmap of free blocks) fails the largest of them, and those alone. Among the others' runs, their
+    hangs made the rest of every run count as time-outs after max_timeouts of them, and their crashes spent the
+    budget: a correct scheduler with a free list of block ids scored 5.63. Apart, ordered by their largest number
+    (reach_size), what a hang skips, and where the budget runs out, is what is larger still (73.33 now).
 
     A submission slower than its budget is cut where its CPU runs out. In the corpus's order (golden, then family by
     family) the cut took whole families, and with them most of an item's cases, and the public and held-out parts of
-    an item were cut at different depths. Shuffled, every item loses about the same share of its cases."""
+    an item were cut at different depths. The other cases are shuffled, so every item loses about the same share of
+    them; the reach cases, which come after, go first."""
     together = next((i for i, r in enumerate(runs) if isinstance(r, PlannedRun) and (r.group or "beside" in r.probe)),
                     len(runs))
     shuffled = list(range(len(cases)))  # case k's own run is run k
     random.Random(len(cases)).shuffle(shuffled)
-    probes = (i for k in shuffled for i in (cases[k].twin, cases[k].mutated) if i is not None and i < together)
-    order = dict.fromkeys([*(k for k in shuffled if k < together), *probes])
-    return [*order, *(i for i in range(len(runs)) if i not in order)]
+    reach = [k for k in range(len(cases)) if REACH_TAG in cases[k].tags]
+    of_reach = {i for k in reach for i in (k, cases[k].twin, cases[k].mutated, cases[k].paired, cases[k].alone,
+                                           cases[k].group, *cases[k].lanes_alone) if i is not None}
+
+    def alone(ks: list[int]) -> list[int]:
+        probes = (i for k in ks for i in (cases[k].twin, cases[k].mutated) if i is not None and i < together)
+        return list(dict.fromkeys([*(k for k in ks if k < together), *probes]))
+
+    first = alone([k for k in shuffled if k not in of_reach])
+    first += [i for i in range(together, len(runs)) if i not in of_reach]
+    out = [first]
+    for low, high in REACH_CLASSES:
+        ks = sorted((k for k in reach if low <= reach_size(cases[k].workload) < high),
+                    key=lambda k: (reach_size(cases[k].workload), cases[k].vector_id))
+        out.append(alone(ks))
+        out.append(list(dict.fromkeys(i for k in ks for i in sorted(
+            j for j in (cases[k].paired, cases[k].alone, *cases[k].lanes_alone, cases[k].group)
+            if j is not None and j >= together))))
+    assert sorted(i for order in out for i in order) == list(range(len(runs))), "every run in exactly one segment"
+    return [order for order in out if order]
+
+
+REACH_CLASSES = ((0, 2**16 + 2), (2**16 + 2, 2**32 + 2), (2**32 + 2, 2**128))  # the reach cases in classes by
+# reach_size: to 2^16 + 1 (uint16; the crowds, ids and groups are there), to 2^32 + 1 (int32, uint32: the quick
+# tier's numbers) and past them; each class's runs alone, then its runs of schedulers alive at once, each a segment:
+# the largest runs of a class are no longer spent before the smaller runs of schedulers alive at once
+
+
+def reach_size(w: Workload) -> int:
+    """The largest number a workload holds: of its config, its requests' counts and lengths, its request count."""
+    c = w.config
+    return max(c.num_blocks, c.block_size, c.max_num_seqs, c.max_num_batched_tokens, len(w.requests),
+               *(r.prompt_len + r.max_tokens for r in w.requests))
 
 
 
@@ -292,13 +360,17 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
     if rubric.held_out:  # the submission's own, in a run of their own: the public runs are the same for all
         key = submission_key(held_out_seed()[0], submission_bytes(entry.module))
         held, held_runs = held_out_part(key, rubric.held_out, rubric.policy)
-    result = run_corpus_sandboxed(entry.module, public, runs, rubric)
-    if result.load_error is not None:
-        return does_not_load(entry, rubric, result, begun)
-    parts = [(public, runs, result)]
-    if held_runs:  # too slow for the budget, a submission loses about the same share of each part
-        with topped_up(len(held_runs) / len(runs)):
-            parts.append((held, held_runs, run_corpus_sandboxed(entry.module, held, held_runs, rubric)))
+    plan = ordered(public, runs)
+    held_result = None
+    with reserved((len(runs) - len(plan[0].runs)) / len(runs)):  # the reach cases' share, spent after the rest
+        opening = run_segments(entry.module, plan[:1], rubric)
+        if opening[0].load_error is not None:
+            return does_not_load(entry, rubric, opening[0], begun)
+        if held_runs:  # too slow for the budget, a submission loses about the same share of each part
+            with topped_up(len(held_runs) / len(runs)):
+                held_result = run_corpus_sandboxed(entry.module, held, held_runs, rubric)
+    result = joined(plan, opening + run_segments(entry.module, plan[1:], rubric), len(runs))  # reach cases last
+    parts = [(public, runs, result)] + ([(held, held_runs, held_result)] if held_result is not None else [])
     cases: tuple[Case, ...] = ()
     verdicts: list[dict[str, Finding | None]] = []
     missed: list[dict[str, str]] = []  # by case: the checks it fails only for a run never reached (not replayable)

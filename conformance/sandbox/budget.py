@@ -86,7 +86,27 @@ def topped_up(share: float) -> Iterator[None]:
         yield
         return
     before = budget.extra
-    budget.extra = max(0.0, budget.cpu_used - budget.cpu_seconds) + share * budget.cpu_seconds
+    budget.extra = max(budget.cpu_used - budget.cpu_seconds, before) + share * budget.cpu_seconds  # (a reserve kept)
+    try:
+        yield
+    finally:
+        budget.extra = before
+
+
+@contextlib.contextmanager
+def reserved(share: float) -> Iterator[None]:
+    """Inside this block, runs leave `share` of the budget's CPU unspent, for the runs after it (nothing changes
+    outside a submission_budget).
+
+    A grade's reach cases run after its other cases, and a submission too slow for its budget lost all of them at
+    once, where it lost a share of the others: the runs before keep their share of the budget, the reach runs theirs,
+    so each part is cut about as deep, and the whole budget is what it was."""
+    budget = current()
+    if budget is None or not share > 0:
+        yield
+        return
+    before = budget.extra
+    budget.extra = before - share * budget.cpu_seconds
     try:
         yield
     finally:

@@ -20,7 +20,7 @@ import pytest
 from conformance.grading.collect import collect
 from conformance.grading.judge import grade_one
 from conformance.grading.rubric import DEFAULT_RUBRIC, parse_rubric
-from conformance.sandbox.budget import submission_budget, topped_up
+from conformance.sandbox.budget import reserved, submission_budget, topped_up
 
 ROOT = Path(__file__).resolve().parents[2]
 BURN = 0.004  # CPU seconds each new Scheduler spends: about 14 s for a grade's 3,449 runs, past a 4 s budget
@@ -43,6 +43,16 @@ def test_the_held_out_runs_may_spend_their_share_of_the_budget_beyond_what_the_p
             assert budget.restarts_spent()
     with topped_up(0.5):  # outside a submission's budget: nothing to top up
         pass
+
+
+def test_the_runs_before_the_reach_cases_leave_them_their_share_and_the_whole_budget_stays_the_same():
+    with submission_budget(10, 100) as budget:
+        with reserved(0.5):  # the reach runs' half
+            assert budget.left(4.9) and not budget.left(5.1)
+            budget.cpu_used = 3.0
+            with topped_up(0.25):  # the held-out runs' allowance, inside: the reserve is kept
+                assert budget.left(4.4) and not budget.left(4.6)
+        assert budget.left(6.9) and not budget.left(7.1)  # after: what is left, the reserve included
 
 
 @pytest.mark.long
