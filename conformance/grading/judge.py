@@ -199,10 +199,18 @@ def run_corpus_sandboxed(path: Path, cases: tuple[Case, ...], runs: tuple[Worklo
     return joined(plan, run_segments(path, plan, rubric), len(runs))
 
 
-def run_segments(path: Path, plan: Sequence[Segment], rubric: Rubric) -> list[SandboxResult]:
-    """Each segment of `plan` in a sandboxed run of its own (a fresh process), one after another, on one budget."""
+def run_segments(path: Path, plan: Sequence[Segment], rubric: Rubric, before: Sequence[SandboxResult] = ()
+                 ) -> list[SandboxResult]:
+    """Each segment of `plan` in a sandboxed run of its own (a fresh process), one after another, on one budget
+    and one allowance of hangs: after max_timeouts hangs in them and in the segments `before` them, the rest count
+    as time-outs, as in one run (each segment with an allowance of its own made a submission that hangs everywhere
+    hang max_timeouts times per segment: eight times the wall time)."""
     limits = replace(limits_for(rubric), max_timeouts=rubric.limits.max_timeouts)
-    return [run_in_sandbox(path, segment.runs, limits) for segment in plan]
+    out = list(before)
+    for segment in plan:  # runs that hung, not runs never started (the budget's cut leaves the reach cases theirs)
+        hung = sum(r.hung and r.status != "not_run" for s in out for r in s.workloads)
+        out.append(run_in_sandbox(path, segment.runs, limits, hung=hung))
+    return out[len(before):]
 
 
 def joined(plan: Sequence[Segment], results: Sequence[SandboxResult], count: int) -> SandboxResult:
@@ -369,7 +377,7 @@ def grade_one(entry: Entry, rubric: Rubric) -> Grade:
         if held_runs:  # too slow for the budget, a submission loses about the same share of each part
             with topped_up(len(held_runs) / len(runs)):
                 held_result = run_corpus_sandboxed(entry.module, held, held_runs, rubric)
-    result = joined(plan, opening + run_segments(entry.module, plan[1:], rubric), len(runs))  # reach cases last
+    result = joined(plan, opening + run_segments(entry.module, plan[1:], rubric, opening), len(runs))  # reach last
     parts = [(public, runs, result)] + ([(held, held_runs, held_result)] if held_result is not None else [])
     cases: tuple[Case, ...] = ()
     verdicts: list[dict[str, Finding | None]] = []

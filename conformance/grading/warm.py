@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 
 from conformance.grading.rubric import Rubric
+from conformance.limits import freeze_heap
 
 THRESHOLDS = (700, 10, 1000)  # gc's defaults are (700, 10, 10)
 
@@ -28,7 +29,7 @@ THRESHOLDS = (700, 10, 1000)  # gc's defaults are (700, 10, 10)
 def settle() -> None:
     """Before grading a submission: collect the young generations, then set everything alive aside."""
     gc.collect(1)
-    gc.freeze()
+    freeze_heap()
     gc.set_threshold(*THRESHOLDS)
 
 

@@ -53,6 +53,13 @@ def prepare(run: Workload | PlannedRun) -> Item:
 SKIPPED_AFTER_HANGS = "not_run: skipped after"  # how a run skipped after max_timeouts hangs is told (the rest count
 # as time-outs: conformance/grading/observe.py)
 
+
+def skip_after_hangs(run: Run, index: int, hangs: int) -> None:
+    """The runs from `index` on are not run: `hangs` runs of the submission have hung (they count as time-outs)."""
+    for rest in range(index, len(run.items)):
+        run.finish(rest, "not_run", f"{SKIPPED_AFTER_HANGS} {hangs} runs timed out")
+
+
 _prepared: dict[int, tuple[tuple[Workload | PlannedRun, ...], list[Item]]] = {}
 PREPARED_KEPT = 4  # tuples of runs whose items are kept (a grade runs two: the corpus, the exploration)
 
@@ -93,10 +100,12 @@ def read_submission(path: str | Path) -> tuple[bytes | WireProgram, str | None]:
 
 
 def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | PlannedRun],
-                   limits: Limits | None = None) -> SandboxResult:
+                   limits: Limits | None = None, hung: int = 0) -> SandboxResult:
     """Run every workload (a plain one, or a PlannedRun: prepare) on the submission in sandboxed children and
     return what was observed.
 
+    `hung`: the submission's runs that hung in an earlier sandboxed run of the same series; they count toward
+    max_timeouts, so a series cut into several runs is cut after as many hangs as one run would be.
     Invalid workloads or limits are the caller's error and raise; nothing the submission does raises.
     Inside conformance.sandbox.budget.submission_budget, every call draws on the submission's budget.
     """
@@ -113,6 +122,9 @@ def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | P
     budget = current()
     deadline = min(begun + limits.run_seconds, budget.deadline if budget else float("inf"))
     index = 0
+    if limits.max_timeouts is not None and hung >= limits.max_timeouts:
+        skip_after_hangs(run, 0, hung)
+        index = len(items)
     while index < len(items) and run.load_error is None and not run.budget_spent:
         if budget is not None and not budget.left():
             run.budget_spent = True
@@ -125,10 +137,9 @@ def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | P
                 run.budget_spent = True
                 break
         index = run_child(run, submission, index, deadline)
-        hangs = sum(r.hung for r in run.results.values())
+        hangs = hung + sum(r.hung for r in run.results.values())
         if limits.max_timeouts is not None and hangs >= limits.max_timeouts:
-            for rest in range(index, len(items)):
-                run.finish(rest, "not_run", f"{SKIPPED_AFTER_HANGS} {hangs} runs timed out")
+            skip_after_hangs(run, index, hangs)
             break
     finish_rest(run, budget.why() if run.budget_spent and budget else None,
                 crashes=bool(run.budget_spent and budget and budget.restarts_spent()))

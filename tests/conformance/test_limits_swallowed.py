@@ -17,7 +17,7 @@ import pytest
 
 from conformance import drivers
 from conformance.adapters import SpecAdapter
-from conformance.limits import CallTimeout, time_limit
+from conformance.limits import CallTimeout, freeze_heap, thaw_heap, time_limit
 from spec.model import Config
 from spec.trace import Request, make_workload
 
@@ -182,18 +182,35 @@ def test_a_limit_inside_another_leaves_the_outer_one_armed():
 
 def test_a_limit_thaws_the_heap_it_froze_and_only_that():
     """The heap a limit freezes for its block is thawed when the block ends (a checker's garbage stays collectable);
-    one frozen for good before it (a sandbox child's job, conformance/sandbox/boot.py) stays frozen."""
+    one frozen for good before it (a grading worker's class work, conformance/grading/warm.py) stays frozen."""
     start = gc.get_freeze_count()
     if not start:
         with time_limit(5.0):
             assert gc.get_freeze_count() > 0
         assert gc.get_freeze_count() == 0
-        gc.freeze()
+    freeze_heap()
     try:
         frozen = gc.get_freeze_count()
         with time_limit(5.0):
             made = [[i] for i in range(2**10)]
         assert made and gc.get_freeze_count() == frozen
     finally:
-        if not start:
-            gc.unfreeze()
+        thaw_heap()
+        if start:
+            gc.freeze()
+
+
+def test_a_limit_walks_nothing_of_a_heap_frozen_for_good(monkeypatch):
+    """A grading worker's heap is frozen for good and holds millions of objects; its diagnosis runs thousands of
+    workloads, each under a limit. Asking the collector whether the heap is frozen walks all of it
+    (gc.get_freeze_count counts the frozen objects one by one): a class of seven took an hour."""
+    freeze_heap()
+    try:
+        def walk() -> int:
+            raise AssertionError("the limit walked the frozen heap (gc.get_freeze_count)")
+        monkeypatch.setattr(gc, "get_freeze_count", walk)
+        with time_limit(5.0):
+            made = [[i] for i in range(2**10)]
+        assert made
+    finally:
+        thaw_heap()

@@ -11,15 +11,17 @@ the others, in segments of their own (a fresh process each), ordered by their la
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from conformance.grading.collect import collect
-from conformance.grading.judge import REACH_CLASSES, grade_one, grading_cases, ordered, reach_size
+from conformance.grading.judge import REACH_CLASSES, grade_one, grading_cases, ordered, reach_size, run_segments
 from conformance.grading.rubric import load_rubric
 from conformance.grading.scoring import in_scope
 from conformance.sandbox.budget import submission_budget
+from conformance.sandbox.run import SKIPPED_AFTER_HANGS
 from conformance.sandbox.types import PlannedRun
 from conformance.workloads.reach import TAG as REACH_TAG
 
@@ -67,3 +69,20 @@ def test_a_correct_scheduler_whose_cost_grows_with_the_numbers_loses_only_reach_
         # every case it fails is a reach case: it passes at least every other public case and every held-out one
         assert item.vectors_passed >= others + held, (item.item.id, item.vectors_passed, others, held,
                                                       item.output[:1500])
+
+
+def test_a_submission_that_hangs_everywhere_hangs_max_timeouts_times_in_all_the_public_segments(tmp_path):
+    """The segments share one allowance of hangs, as one run did: after max_timeouts hangs, in any segment, the rest
+    of the public runs count as time-outs without running (each segment with an allowance of its own let an
+    endless loop hang max_timeouts times in each of the seven: a class with one such entry took minutes more)."""
+    sub = tmp_path / "loop.py"
+    sub.write_text((Path(__file__).parents[2] / "impl" / "scheduler.py").read_text()
+                   + "\n\ndef _spin(self):\n    while True:\n        pass\n\n\nScheduler.schedule = _spin\n")
+    plan = ordered(*grading_cases(load_rubric()))
+    rubric = replace(load_rubric(), limits=replace(load_rubric().limits, workload_seconds=0.05, max_timeouts=2))
+    opening = run_segments(sub, plan[:1], rubric)
+    rest = run_segments(sub, plan[1:], rubric, opening)
+    ran = [r for result in opening + rest for r in result.workloads if r.status != "not_run"]
+    assert len(ran) == 2 and all(r.hung for r in ran), [(r.index, r.status) for r in ran]
+    skipped = [r for result in rest for r in result.workloads]
+    assert skipped and all(r.cause.startswith(SKIPPED_AFTER_HANGS) for r in skipped)

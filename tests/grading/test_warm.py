@@ -25,6 +25,7 @@ from conformance.grading.judge import grading_cases, run_workloads
 from conformance.grading.outputs import Grade
 from conformance.grading.rubric import Rubric, load_rubric
 from conformance.grading.warm import THRESHOLDS, settle, warm
+from conformance.limits import thaw_heap
 from spec.trace import run_workload
 
 
@@ -38,7 +39,7 @@ def rubric(monkeypatch: pytest.MonkeyPatch) -> Rubric:
 def collector() -> Iterator[None]:
     before = gc.get_threshold()
     yield
-    gc.unfreeze()
+    thaw_heap()
     gc.set_threshold(*before)
 
 
