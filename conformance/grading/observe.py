@@ -98,7 +98,7 @@ def cut_short(r: WorkloadResult) -> str | None:
     hung (which counts as a time-out of the submission's own, as the runs that hung)."""
     if r.status == "not_run" and not r.cause.startswith(SKIPPED_AFTER_HANGS):
         return f"not reached: {r.cause.removeprefix('not_run: ')}"
-    if r.status == "timeout" and r.limit in ("budget", "run"):
+    if r.status == "timeout" and r.limit in ("budget", "deadline", "run"):
         return f"cut short: {r.cause.removeprefix('timeout: ')}"
     return None
 
@@ -266,14 +266,16 @@ class Observations:
         own = cut_short(self.results[index])
         if own is not None or not failing:
             return dict.fromkeys(failing, own) if own is not None else {}
-        probed = (case.twin, case.mutated, case.paired, case.alone)
+        probed = (case.twin, case.mutated, case.paired, case.alone, case.group, *case.lanes_alone)
         missed = [i for i in probed if i is not None and cut_short(self.results[i]) is not None]
         if not missed:
             return {}
         pair_missed = case.paired in missed or case.alone in missed
+        group_missed = case.group in missed or any(i in missed for i in case.lanes_alone)
         blind = replace(case, twin=None if case.twin in missed else case.twin,
                         mutated=None if case.mutated in missed else case.mutated,
-                        paired=None if pair_missed else case.paired, alone=None if pair_missed else case.alone)
+                        paired=None if pair_missed else case.paired, alone=None if pair_missed else case.alone,
+                        group=None if group_missed else case.group)  # its lane's own run, judged as any case's
         again = self._judge(blind, index)
         why = cut_short(self.results[missed[0]])
         assert why is not None
@@ -285,13 +287,19 @@ class Observations:
         case's own), under the CPU limit that run had (a group's, `lanes`, counts every scheduler's requests). A run
         skipped after too many runs timed out counts as a time-out, as the rest of such a run does
         (run_corpus_sandboxed); one stopped by a wall clock (the workload's, the run's, the submission's) or never
-        reached is inconclusive: a loaded machine does that to a quick run too."""
+        reached is inconclusive: a loaded machine does that to a quick run too. One the submission's CPU budget
+        never reached, or cut short, is a time-out, as its own runs are: only its own work spends that budget (a
+        submission burning it where its instances first meet hid their bug behind an inconclusive run)."""
         r = self.results[together]
         if self.results[alone[0]].status != "ok":
             return None
         if r.status == "not_run" and r.cause.startswith(SKIPPED_AFTER_HANGS):
             return Finding("hygiene", "H.timeout", 1, "run", f"{what}, the run was {r.cause.removeprefix('not_run: ')}"
                            " (each such run that hangs or is skipped counts as a time-out)")
+        if r.limit == "budget" and r.status in ("not_run", "timeout"):
+            return Finding("hygiene", "H.timeout", 1, "run", f"{what}, the run did not run to its end: {cut_short(r)} "
+                           "(the CPU the submission spent, here or before: each run it leaves no time counts as a "
+                           "time-out)")
         if not r.hung_by_itself or any(self.results[i].status != "ok" for i in alone):
             return None
         requests = sum(len(w.requests) for w in lanes) if lanes else len(self.runs[together].requests)

@@ -41,6 +41,12 @@ class Budget:
         return (self.cpu_used + now_cpu < self.cpu_seconds + self.extra and self.restarts_used <= self.restarts
                 and time.monotonic() < self.deadline)
 
+    def spent_on(self, now_cpu: float = 0.0) -> str:
+        """What ran out (once left() is False): "budget", the CPU or the restarts, which only the submission's own
+        work spends; "deadline", the wall time, which a loaded machine also spends."""
+        own = self.cpu_used + now_cpu >= self.cpu_seconds + self.extra or self.restarts_used > self.restarts
+        return "budget" if own else "deadline"
+
     def restarts_spent(self) -> bool:
         """Whether the restarts (not the CPU or the wall time) are what ran out."""
         return self.restarts_used > self.restarts and self.cpu_used < self.cpu_seconds + self.extra

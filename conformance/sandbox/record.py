@@ -218,7 +218,8 @@ def ended(run: Run, index: int, exit_info: dict[str, Any] | None, crash: str | N
 
 
 def stopped(run: Run, index: int, why: str, cpu: float, wall: float) -> None:
-    """The parent stopped workload `index` at a limit: `why` is cpu, idle, wall, run or budget."""
+    """The parent stopped workload `index` at a limit: `why` is cpu, idle, wall, run, budget (the submission's
+    CPU or restarts) or deadline (the submission's wall time)."""
     lim = run.limits
     if why == "cpu":
         run.finish(index, "cpu_limit", f"cpu_limit: workload {index} used more than "
@@ -262,9 +263,10 @@ def wall_limit(seconds: float) -> float:
     return WALL_FACTOR * seconds + WALL_SLACK
 
 
-def finish_rest(run: Run, budget: str | None, crashes: bool = False) -> None:
+def finish_rest(run: Run, budget: str | None, crashes: bool = False, spent: str = "budget") -> None:
     """Every workload without a result: a load error, or not reached within the run's or submission's budget
-    (`crashes`: the budget that ran out is the restarts, spent on children that crashed)."""
+    (`crashes`: the budget that ran out is the restarts, spent on children that crashed; `spent`: the limit that
+    ran out, as stopped() names it)."""
     for rest in range(len(run.items)):
         if rest in run.results:
             continue
@@ -273,6 +275,7 @@ def finish_rest(run: Run, budget: str | None, crashes: bool = False) -> None:
         elif budget is not None and crashes:
             run.finish(rest, "abandoned", f"abandoned: {budget}; the children crashed again and again")
         elif budget is not None:
-            run.finish(rest, "not_run", f"not_run: {budget}")
+            run.finish(rest, "not_run", f"not_run: {budget}", limit=spent)
         else:
-            run.finish(rest, "not_run", f"not_run: the whole run's {run.limits.run_seconds} s were spent first")
+            run.finish(rest, "not_run", f"not_run: the whole run's {run.limits.run_seconds} s were spent first",
+                       limit="run")

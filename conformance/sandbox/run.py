@@ -142,7 +142,8 @@ def run_in_sandbox(submission_path: str | Path, workloads: Sequence[Workload | P
             skip_after_hangs(run, index, hangs)
             break
     finish_rest(run, budget.why() if run.budget_spent and budget else None,
-                crashes=bool(run.budget_spent and budget and budget.restarts_spent()))
+                crashes=bool(run.budget_spent and budget and budget.restarts_spent()),
+                spent=budget.spent_on() if budget is not None else "budget")
     return SandboxResult(
         run.iso, tuple(run.results[i] for i in range(len(items))), run.load_error,
         bytes(run.streams["stdout"]).decode(errors="replace"), bytes(run.streams["stderr"]).decode(errors="replace"),

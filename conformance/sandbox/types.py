@@ -131,7 +131,8 @@ class WorkloadResult:
     digest: bytes = b""  # of the report line and the workload it was read from (sandbox.memo); b"" if none
     beside: WorkloadResult | None = None  # a two-instance probe: how its second instance's run ended, and its trace
     group: tuple[WorkloadResult, ...] = ()  # a group's other schedulers: how each one's run ended, and its trace
-    limit: str = ""  # the parent's limit that stopped it: cpu, idle, wall, run or budget; "" when none did
+    limit: str = ""  # the parent's limit that stopped it, or that it was not reached within: cpu, idle, wall, run,
+    # budget (the submission's CPU or restarts: its own doing) or deadline (the submission's wall time); "" for none
 
     @property
     def steps(self) -> tuple[dict[str, Any], ...]:

@@ -46,7 +46,7 @@ class Child:
         self.exit_info: dict[str, Any] | None = None
         self.crash: str | None = None
         self.malformed: str | None = None
-        self.stop: str | None = None  # the limit the parent stopped it at: cpu, idle, wall, run, budget
+        self.stop: str | None = None  # the limit the parent stopped it at: cpu, idle, wall, run, budget, deadline
         self.messages = 0
         self.asked = -1  # the last workload whose probe question was answered (local index)
         self.worker: int | None = None  # the worker's host pid, found from its hello
@@ -107,7 +107,7 @@ class Child:
         cpu_limit, idle_after, hard_wall = self.limits()
         budget = current()
         if budget is not None and not budget.left(self.cpu):
-            self.stop = "budget"
+            self.stop = budget.spent_on(self.cpu)
         elif used > cpu_limit:
             self.stop = "cpu"
         elif now >= self.run_deadline:
@@ -319,9 +319,9 @@ class Child:
         used, wall = self.used(), time.monotonic() - self.phase_start
         if run.load_error is not None or current_index == len(run.items):
             return len(run.items)
-        if self.stop == "budget":
+        if self.stop in ("budget", "deadline"):
             run.budget_spent = True
-            stopped(run, current_index, "budget", used, wall)
+            stopped(run, current_index, self.stop, used, wall)
             return len(run.items)
         if self.stop == "wall" and (current_index if self.loaded else -1) not in run.reruns:
             run.reruns.add(current_index if self.loaded else -1)  # maybe starved by load: once more, fresh

@@ -85,13 +85,28 @@ def test_a_hang_of_a_large_run_is_judged_under_the_limit_that_run_had():
     assert judged(SPUN, alone_seconds=0.2) is None  # a run of one request: 2 s
 
 
-def test_a_slow_submission_or_a_spent_budget_stays_inconclusive():
+SPENT = "the submission's total budget for all its runs (4 s of CPU, 100 restarts after a crash or timeout) was spent"
+
+
+def test_a_slow_submission_or_a_spent_wall_clock_budget_stays_inconclusive():
     assert judged(SPUN, alone_seconds=0.2) is None  # 8 x 0.4 > 2
-    assert judged(WorkloadResult(1, "", "not_run", "not_run: the submission's total budget ... was spent")) is None
+    assert judged(WorkloadResult(1, "", "not_run", f"not_run: {SPENT}", limit="deadline")) is None
     assert judged(WorkloadResult(1, "", "ok", "ok")) is None
 
 
-@pytest.mark.parametrize("why", ["wall", "run", "budget"])
+def test_a_run_of_instances_the_submissions_cpu_budget_left_no_time_is_a_time_out():
+    """Only the submission's own work spends its CPU budget: spent just where its instances first meet, it hid their
+    bug (an inconclusive run passes), so such a run counts as a time-out, as the submission's own runs do."""
+    for result, said in ((WorkloadResult(1, "", "not_run", f"not_run: {SPENT}", limit="budget"), "not reached"),
+                         (WorkloadResult(1, "", "timeout", f"timeout: {SPENT}; workload 1 was stopped",
+                                         limit="budget"), "cut short")):
+        found = judged(result)
+        assert found is not None and found.rule == "H.timeout" and f"did not run to its end: {said}: " in \
+            found.message, found
+        assert judged(result, alone_seconds=0.5) == found, "however long its instances alone took"
+
+
+@pytest.mark.parametrize("why", ["wall", "run", "deadline"])
 def test_a_run_stopped_by_a_wall_clock_is_inconclusive_as_a_loaded_machine_stops_quick_runs_too(why):
     """A correct wire program's interleaved 2,052-step run was stopped by the run's wall clock on a loaded 2-core
     machine (its instances together spent 0.49 s of CPU, alone 0.44 s): H.timeout, 99.99, on a correct program."""

@@ -109,3 +109,37 @@ def test_a_confirmation_run_the_budget_never_reached_leaves_the_failure_standing
         budget.cpu_used = 5.0  # spent by the runs before the confirmation
         again = confirmed(bug, limits_for(RUBRIC), [case], [W], [verdict])
     assert again == [verdict], again
+
+
+def spinner(dest: Path) -> Path:
+    """impl/scheduler.py whose schedule() spins forever: it spends whatever CPU it is given."""
+    dest.write_text(IMPL.read_text() + "\n\ndef _spin(self):\n    while True:\n        pass\n\n\n"
+                    "Scheduler.schedule = _spin\n")
+    return dest
+
+
+def test_a_budget_spent_on_cpu_is_the_submissions_own_and_one_spent_on_wall_time_the_machines(tmp_path):
+    """The runs a budget stops or never reaches say which part ran out: its CPU (or its restarts), which only the
+    submission's own work spends, or its wall time, which a loaded machine spends too (observe.hung_together
+    counts the first as a time-out of instances together, and leaves the second inconclusive)."""
+    spin = spinner(tmp_path / "spin.py")
+    with submission_budget(0.3, 60):
+        ran = run_in_sandbox(spin, [W, W], limits_for(RUBRIC)).workloads
+    assert [(r.status, r.limit) for r in ran] == [("timeout", "budget"), ("not_run", "budget")], ran
+    with submission_budget(60, 0.3):
+        ran = run_in_sandbox(spin, [W, W], limits_for(RUBRIC)).workloads
+    assert [(r.status, r.limit) for r in ran] == [("timeout", "deadline"), ("not_run", "deadline")], ran
+
+
+def test_a_group_the_cpu_budget_never_reached_fails_hygiene_but_replays_nothing():
+    """Schedulers alive at once, never run for the submission's CPU: a time-out (observe.hung_together), named as not
+    reached and never the counterexample, like a pair's run (a slow correct scheduler was handed such a group as its
+    replay: tests/grading/test_budget_order.py)."""
+    w2 = make_workload(Config(3, 1, 1, 2), [Request("a1", 1, 1)])
+    alone = sandboxed(IMPL, [W, w2])
+    unreached = WorkloadResult(2, "", "not_run", f"not_run: {SPENT}", limit="budget")
+    view = Observations((W, w2, W), (*alone, unreached), 2)
+    case = Case("v/group-unreached", W, ("t",), lanes=(W, w2), group=2, lanes_alone=(0, 1))
+    verdict = view.judge(case, 0)
+    assert verdict["hygiene"] is not None and verdict["hygiene"].rule == "H.timeout", verdict
+    assert view.not_reached(case, 0, verdict) == {"hygiene": f"not reached: {SPENT}"}

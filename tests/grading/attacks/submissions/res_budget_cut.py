@@ -11,9 +11,9 @@ on its allowance (60 s * its runs / about 4,432 public runs). Control: budget_cu
 
 Expected: no better than the same sharing bug without the burn (98.51 with the default rubric; at most 99): the
 reach cases run apart after the others, each class's schedulers alive at once in a segment of their own, so a
-budget spent before the first two-instance run leaves the reach cases unreached, and they fail. (Aimed at the
-last segment instead, the largest class's runs of two instances, it would still find them inconclusive when
-unreached: open.)
+budget spent before the first two-instance run leaves the reach cases unreached, and they fail. Aimed at the
+last segment instead, the largest class's runs of two instances, it meets the same end: a run of instances together
+that the submission's CPU budget never reached or cut short is a time-out (observe.hung_together), as its own are.
 """
 
 import enum
