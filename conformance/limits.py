@@ -119,7 +119,6 @@ class TimeLimit:
         self._outer: TimeLimit | None = None
         self._hook: Callable[[Any], object] | None = None  # the unraisablehook this limit replaced, if it did
         self._gc_paused = False
-        self._froze = False  # whether this limit froze the heap it found (gc.freeze), to thaw it when it ends
         self._entry: FrameType | None = None  # the frame of the `with` statement: no frame above it is traced
         self._traced: list[FrameType] = []  # frames given _deliver as their trace function
         self._unwinding: set[FrameType] = set()  # traced frames an exception has just reached (_deliver)
@@ -139,11 +138,6 @@ class TimeLimit:
         self._entry = sys._getframe(1)
         if sys.unraisablehook is not _drop_swallowed_timeout:  # else an enclosing limit has set it
             self._hook, sys.unraisablehook = sys.unraisablehook, _drop_swallowed_timeout
-        if self._outer is None and not _frozen_for_good:  # a collection inside the block walks only what the
-            gc.collect(1)  # block made: a signal waits for the collection it lands in to end, and a checker's heap
-            gc.freeze()  # (traces, caches) made one take a second (a grading worker's is frozen already). The young
-            self._froze = True  # garbage goes first, as it would have: an earlier run's instance in a cycle, frozen,
-            # was never freed, so a registry keyed by id(self) no longer met its address again (impl_registry_by_id)
         self._timers = [signal.setitimer(signal.ITIMER_PROF, self.seconds, RETRY_SECONDS),
                         signal.setitimer(signal.ITIMER_REAL, self.seconds * WALL_FACTOR, RETRY_SECONDS)]
         self._armed = True
@@ -213,31 +207,9 @@ class TimeLimit:
         self._entry = None
         if self._gc_paused:
             gc.enable()
-        if self._froze:
-            self._froze = False
-            gc.unfreeze()
 
 
 _ACTIVE: TimeLimit | None = None  # the innermost armed limit: what the signal handler acts on
-_frozen_for_good = False  # whether freeze_heap set the heap aside: a limit then leaves it frozen
-
-
-def freeze_heap() -> None:
-    """Set everything alive now aside from the collector until thaw_heap (a grading worker's class work, kept
-    from one submission to the next): a limit leaves such a heap frozen when its block ends.
-
-    Kept here, not asked of the collector: gc.get_freeze_count walks the whole frozen heap, and a grading
-    worker's millions of objects made each of its diagnosis's runs cost tens of ms (a class of seven took an hour)."""
-    global _frozen_for_good
-    gc.freeze()
-    _frozen_for_good = True
-
-
-def thaw_heap() -> None:
-    """Give the heap freeze_heap set aside back to the collector."""
-    global _frozen_for_good
-    gc.unfreeze()
-    _frozen_for_good = False
 
 
 def count_hang() -> None:

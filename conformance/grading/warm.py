@@ -21,7 +21,6 @@ from __future__ import annotations
 import gc
 
 from conformance.grading.rubric import Rubric
-from conformance.limits import freeze_heap
 
 THRESHOLDS = (700, 10, 1000)  # gc's defaults are (700, 10, 10)
 
@@ -29,7 +28,7 @@ THRESHOLDS = (700, 10, 1000)  # gc's defaults are (700, 10, 10)
 def settle() -> None:
     """Before grading a submission: collect the young generations, then set everything alive aside."""
     gc.collect(1)
-    freeze_heap()
+    gc.freeze()
     gc.set_threshold(*THRESHOLDS)
 
 

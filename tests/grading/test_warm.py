@@ -25,7 +25,6 @@ from conformance.grading.judge import grading_cases, run_workloads
 from conformance.grading.outputs import Grade
 from conformance.grading.rubric import Rubric, load_rubric
 from conformance.grading.warm import THRESHOLDS, settle, warm
-from conformance.limits import thaw_heap
 from spec.trace import run_workload
 
 
@@ -39,7 +38,7 @@ def rubric(monkeypatch: pytest.MonkeyPatch) -> Rubric:
 def collector() -> Iterator[None]:
     before = gc.get_threshold()
     yield
-    thaw_heap()
+    gc.unfreeze()
     gc.set_threshold(*before)
 
 
