@@ -206,11 +206,15 @@ def run_segments(path: Path, plan: Sequence[Segment], rubric: Rubric, before: Se
     as time-outs, as in one run (each segment with an allowance of its own made a submission that hangs everywhere
     hang max_timeouts times per segment: eight times the wall time)."""
     limits = replace(limits_for(rubric), max_timeouts=rubric.limits.max_timeouts)
-    out = list(before)
-    for segment in plan:  # runs that hung, not runs never started (the budget's cut leaves the reach cases theirs)
-        hung = sum(r.hung and r.status != "not_run" for s in out for r in s.workloads)
-        out.append(run_in_sandbox(path, segment.runs, limits, hung=hung))
-    return out[len(before):]
+    out: list[SandboxResult] = []
+    for segment in plan:
+        out.append(run_in_sandbox(path, segment.runs, limits, hung=hangs([*before, *out])))
+    return out
+
+
+def hangs(results: Sequence[SandboxResult]) -> int:
+    """The runs that hung: not the runs never started (a budget's cut leaves the reach runs their reserve)."""
+    return sum(r.hung and r.status != "not_run" for s in results for r in s.workloads)
 
 
 def joined(plan: Sequence[Segment], results: Sequence[SandboxResult], count: int) -> SandboxResult:

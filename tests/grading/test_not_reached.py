@@ -126,9 +126,10 @@ def test_a_budget_spent_on_cpu_is_the_submissions_own_and_one_spent_on_wall_time
     with submission_budget(0.3, 60):
         ran = run_in_sandbox(spin, [W, W], limits_for(RUBRIC)).workloads
     assert [(r.status, r.limit) for r in ran] == [("timeout", "budget"), ("not_run", "budget")], ran
-    with submission_budget(60, 0.3):
+    with submission_budget(60, 0.3):  # (a loaded machine may spend the 0.3 s before the first run starts)
         ran = run_in_sandbox(spin, [W, W], limits_for(RUBRIC)).workloads
-    assert [(r.status, r.limit) for r in ran] == [("timeout", "deadline"), ("not_run", "deadline")], ran
+    assert [r.limit for r in ran] == ["deadline", "deadline"] and ran[1].status == "not_run", ran
+    assert ran[0].status in ("timeout", "not_run"), ran
 
 
 def test_a_group_the_cpu_budget_never_reached_fails_hygiene_but_replays_nothing():
